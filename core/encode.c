@@ -1,0 +1,85 @@
+#include "encode.h"
+
+#include <string.h>
+
+/* Field widths of the 21-bit hand code, from the high bits down: P L N S G B R. */
+static const PieceType HAND_ORDER[7] = {PAWN, LANCE, KNIGHT, SILVER, GOLD, BISHOP, ROOK};
+static const int HAND_BITS[7] = {5, 3, 3, 3, 3, 2, 2};
+
+static uint32_t hand_pack(Hand h) {
+  uint32_t v = 0;
+  for (int i = 0; i < 7; i++) v = (v << HAND_BITS[i]) | (uint32_t)hand_count(h, HAND_ORDER[i]);
+  return v;
+}
+
+static Hand hand_unpack(uint32_t v) {
+  Hand h = 0;
+  for (int i = 6; i >= 0; i--) {
+    int n = (int)(v & ((1u << HAND_BITS[i]) - 1));
+    v >>= HAND_BITS[i];
+    h = hand_set(h, HAND_ORDER[i], n);
+  }
+  return h;
+}
+
+size_t pos_encode(const Position *pos, uint8_t *out) {
+  size_t n = 0;
+  out[n++] = (uint8_t)pos->side;
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Square s = bb_pop(&occ);
+    out[n++] = (uint8_t)s;
+    out[n++] = pos->board[s];
+  }
+  out[n++] = 0xFF;
+  for (int c = 0; c < COLOR_NB; c++) {
+    uint32_t v = hand_pack(pos->hand[c]);
+    out[n++] = (uint8_t)(v >> 16);
+    out[n++] = (uint8_t)(v >> 8);
+    out[n++] = (uint8_t)v;
+  }
+  return n;
+}
+
+int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
+  pos_clear(pos);
+  if (len < 8 || len > POS_CODE_MAX) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, 0, "bad key length %zu", len);
+  if (code[0] > 1) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, 1, "bad side byte %u", code[0]);
+  pos->side = (Color)code[0];
+  size_t i = 1;
+  int last = -1;
+  while (i < len && code[i] != 0xFF) {
+    if (i + 1 >= len) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, (int)i + 1, "truncated square/piece pair");
+    int s = code[i], p = code[i + 1];
+    PieceType t = piece_type((Piece)p);
+    if (s >= SQ_NB || s <= last || t == PT_NONE || t >= PT_NB || (p >> 4) > 1)
+      return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, (int)i + 1, "bad square/piece pair %d/%d", s, p);
+    pos_put(pos, s, (Piece)p);
+    last = s;
+    i += 2;
+  }
+  if (i + 7 != len) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, (int)i + 1, "bad hand section");
+  i++;
+  for (int c = 0; c < COLOR_NB; c++) {
+    uint32_t v = (uint32_t)code[i] << 16 | (uint32_t)code[i + 1] << 8 | code[i + 2];
+    if (v >> 21) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, (int)i + 1, "bad hand code");
+    pos->hand[c] = hand_unpack(v);
+    i += 3;
+  }
+  pos_finish_setup(pos);
+  return TS_OK;
+}
+
+size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored) {
+  uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
+  Position m;
+  size_t na = pos_encode(pos, a);
+  pos_mirror(pos, &m);
+  size_t nb = pos_encode(&m, b);
+  size_t k = na < nb ? na : nb;
+  int c = memcmp(a, b, k);
+  bool take_b = c > 0 || (c == 0 && nb < na);
+  if (mirrored) *mirrored = take_b;
+  memcpy(out, take_b ? b : a, take_b ? nb : na);
+  return take_b ? nb : na;
+}

@@ -1,0 +1,327 @@
+#include "position.h"
+
+#include <string.h>
+
+#include "movegen.h"
+
+/* Zobrist keys: a fixed splitmix64 stream, so keys are the same in every run. */
+static uint64_t ZOB_PSQ[SQ_NB][PIECE_NB];
+static uint64_t ZOB_HAND[COLOR_NB][HAND_PT_NB];
+static uint64_t ZOB_SIDE;
+static bool zob_ready;
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static void zobrist_init(void) {
+  if (zob_ready) return;
+  uint64_t seed = 20261122;
+  for (int s = 0; s < SQ_NB; s++)
+    for (int p = 0; p < PIECE_NB; p++) ZOB_PSQ[s][p] = splitmix64(&seed) & ~1ULL;
+  for (int c = 0; c < COLOR_NB; c++)
+    for (int t = 0; t < HAND_PT_NB; t++) ZOB_HAND[c][t] = splitmix64(&seed) & ~1ULL;
+  ZOB_SIDE = 1; /* bit 0 of the board key is the side to move */
+  zob_ready = true;
+}
+
+static uint64_t hand_key_of(const Position *pos) {
+  uint64_t k = 0;
+  for (int c = 0; c < COLOR_NB; c++)
+    for (int t = PAWN; t <= GOLD; t++) k += ZOB_HAND[c][t] * (uint64_t)hand_count(pos->hand[c], (PieceType)t);
+  return k;
+}
+
+static uint64_t board_key_of(const Position *pos) {
+  uint64_t k = pos->side == WHITE ? ZOB_SIDE : 0;
+  for (Square s = 0; s < SQ_NB; s++)
+    if (pos->board[s]) k ^= ZOB_PSQ[s][pos->board[s]];
+  return k;
+}
+
+void pos_clear(Position *pos) {
+  core_init();
+  zobrist_init();
+  memset(pos, 0, sizeof *pos);
+  pos->king[BLACK] = pos->king[WHITE] = SQ_NONE;
+  pos->ply = 1;
+}
+
+void pos_put(Position *pos, Square s, Piece p) {
+  pos->board[s] = p;
+  pos->by_color[piece_color(p)] |= BB_SQ[s];
+  pos->by_type[piece_type(p)] |= BB_SQ[s];
+  if (piece_type(p) == KING) pos->king[piece_color(p)] = s;
+}
+
+void pos_remove(Position *pos, Square s) {
+  Piece p = pos->board[s];
+  if (!p) return;
+  pos->board[s] = PIECE_NONE;
+  pos->by_color[piece_color(p)] &= ~BB_SQ[s];
+  pos->by_type[piece_type(p)] &= ~BB_SQ[s];
+  if (piece_type(p) == KING && pos->king[piece_color(p)] == s) pos->king[piece_color(p)] = SQ_NONE;
+}
+
+Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ) {
+  Color o = color_flip(by);
+  const Bitboard *T = pos->by_type;
+  Bitboard mine = pos->by_color[by];
+  Bitboard gold = T[GOLD] | T[PRO_PAWN] | T[PRO_LANCE] | T[PRO_KNIGHT] | T[PRO_SILVER];
+  Bitboard a = (STEP_ATTACKS[o][PAWN][s] & T[PAWN]) | (STEP_ATTACKS[o][KNIGHT][s] & T[KNIGHT]) |
+               (STEP_ATTACKS[o][SILVER][s] & T[SILVER]) | (STEP_ATTACKS[o][GOLD][s] & gold) |
+               (STEP_ATTACKS[o][KING][s] & (T[KING] | T[HORSE] | T[DRAGON]));
+  a |= bb_lance_attacks(o, s, occ) & T[LANCE];
+  a |= bb_bishop_attacks(s, occ) & (T[BISHOP] | T[HORSE]);
+  a |= bb_rook_attacks(s, occ) & (T[ROOK] | T[DRAGON]);
+  return a & mine;
+}
+
+Bitboard pos_checkers_of(const Position *pos, Color c) {
+  Square k = pos->king[c];
+  if (k == SQ_NONE) return 0;
+  return pos_attackers_to(pos, k, color_flip(c), pos_occupied(pos));
+}
+
+Bitboard pos_blockers(const Position *pos, Color kc, Color sc) {
+  Square k = pos->king[kc];
+  if (k == SQ_NONE) return 0;
+  const Bitboard *T = pos->by_type;
+  Bitboard snipers = ((bb_lance_attacks(color_flip(sc), k, 0) & T[LANCE]) |
+                      (bb_bishop_attacks(k, 0) & (T[BISHOP] | T[HORSE])) |
+                      (bb_rook_attacks(k, 0) & (T[ROOK] | T[DRAGON]))) &
+                     pos->by_color[sc];
+  Bitboard occ = pos_occupied(pos);
+  Bitboard result = 0;
+  while (snipers) {
+    Square s = bb_pop(&snipers);
+    Bitboard b = BETWEEN[k][s] & occ;
+    if (b && !bb_more_than_one(b)) result |= b;
+  }
+  return result;
+}
+
+void pos_finish_setup(Position *pos) {
+  zobrist_init();
+  pos->king[BLACK] = pos->king[WHITE] = SQ_NONE;
+  for (Square s = 0; s < SQ_NB; s++)
+    if (piece_type(pos->board[s]) == KING) pos->king[piece_color(pos->board[s])] = s;
+  pos->board_key = board_key_of(pos);
+  pos->hand_key = hand_key_of(pos);
+  pos->checkers = pos_checkers_of(pos, pos->side);
+}
+
+void pos_give_remaining(Position *pos, Color c) {
+  int used[PT_NB] = {0};
+  for (Square s = 0; s < SQ_NB; s++)
+    if (pos->board[s]) used[pt_demote(piece_type(pos->board[s]))]++;
+  Color o = color_flip(c);
+  Hand h = 0;
+  for (int t = PAWN; t <= GOLD; t++) {
+    int n = PIECE_INVENTORY[t] - used[t] - hand_count(pos->hand[o], (PieceType)t);
+    if (n > 0) h = hand_set(h, (PieceType)t, n);
+  }
+  pos->hand[c] = h;
+  pos->hand_key = hand_key_of(pos);
+}
+
+static const char *PT_NAME[PT_NB] = {"", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold",
+                                     "king", "tokin", "promoted lance", "promoted knight",
+                                     "promoted silver", "horse", "dragon"};
+
+/* Rank counted from the side's own far end: 1 = the last rank it moves towards. */
+static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
+
+int pos_validate(const Position *pos, const char *where, TsError *err) {
+  int count[PT_NB] = {0};
+  int kings[COLOR_NB] = {0};
+  for (Square s = 0; s < SQ_NB; s++) {
+    Piece p = pos->board[s];
+    if (!p) continue;
+    PieceType t = piece_type(p);
+    Color c = piece_color(p);
+    if (t == PT_NONE || t >= PT_NB || (p >> 4) > 1)
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "invalid piece code on %d%d", sq_file(s), sq_rank(s));
+    count[pt_demote(t)]++;
+    if (t == KING) kings[c]++;
+    int rr = rel_rank(c, s);
+    if (((t == PAWN || t == LANCE) && rr == 1) || (t == KNIGHT && rr <= 2))
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "%s %s on %d%d has no future move",
+                          c == BLACK ? "sente" : "gote", PT_NAME[t], sq_file(s), sq_rank(s));
+  }
+  for (int c = 0; c < COLOR_NB; c++) {
+    if (kings[c] > 1)
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "%s has %d kings", c ? "gote" : "sente", kings[c]);
+    for (int t = PAWN; t <= GOLD; t++) count[t] += hand_count(pos->hand[c], (PieceType)t);
+    for (int f = 1; f <= 9; f++) {
+      int pawns = bb_popcount(pos_pieces(pos, (Color)c, PAWN) & BB_FILE[f]);
+      if (pawns > 1)
+        return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "二歩: %s has %d pawns on file %d",
+                            c ? "gote" : "sente", pawns, f);
+    }
+  }
+  int total = 0;
+  for (int t = PAWN; t <= KING; t++) {
+    total += count[t];
+    if (count[t] > PIECE_INVENTORY[t])
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "%d %ss, but a set has only %d", count[t],
+                          PT_NAME[t], PIECE_INVENTORY[t]);
+  }
+  if (total > 40) return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "%d pieces, a set has 40", total);
+  if (pos_checkers_of(pos, color_flip(pos->side)))
+    return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "the side not to move (%s) is in check",
+                        pos->side == BLACK ? "gote" : "sente");
+  return TS_OK;
+}
+
+static inline void put_piece(Position *pos, Square s, Piece p) {
+  pos->board[s] = p;
+  pos->by_color[piece_color(p)] |= BB_SQ[s];
+  pos->by_type[piece_type(p)] |= BB_SQ[s];
+  pos->board_key ^= ZOB_PSQ[s][p];
+}
+
+static inline void remove_piece(Position *pos, Square s) {
+  Piece p = pos->board[s];
+  pos->board[s] = PIECE_NONE;
+  pos->by_color[piece_color(p)] ^= BB_SQ[s];
+  pos->by_type[piece_type(p)] ^= BB_SQ[s];
+  pos->board_key ^= ZOB_PSQ[s][p];
+}
+
+void pos_do_move(Position *pos, Move m, Undo *u) {
+  Color us = pos->side;
+  Square to = move_to(m);
+  u->board_key = pos->board_key;
+  u->hand_key = pos->hand_key;
+  u->checkers = pos->checkers;
+  u->captured = PIECE_NONE;
+  if (move_is_drop(m)) {
+    PieceType t = move_drop_type(m);
+    pos->hand[us] = hand_sub(pos->hand[us], t);
+    pos->hand_key -= ZOB_HAND[us][t];
+    put_piece(pos, to, piece_make(us, t));
+  } else {
+    Square from = move_from(m);
+    Piece p = pos->board[from];
+    Piece cap = pos->board[to];
+    if (cap) {
+      PieceType ct = pt_demote(piece_type(cap));
+      u->captured = cap;
+      remove_piece(pos, to);
+      if (ct == KING) {
+        pos->king[piece_color(cap)] = SQ_NONE;
+      } else {
+        pos->hand[us] = hand_add(pos->hand[us], ct);
+        pos->hand_key += ZOB_HAND[us][ct];
+      }
+    }
+    remove_piece(pos, from);
+    Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+    put_piece(pos, to, np);
+    if (piece_type(p) == KING) pos->king[us] = to;
+  }
+  pos->side = color_flip(us);
+  pos->board_key ^= ZOB_SIDE;
+  pos->checkers = pos_checkers_of(pos, pos->side);
+}
+
+void pos_undo_move(Position *pos, Move m, const Undo *u) {
+  Color us = color_flip(pos->side);
+  Square to = move_to(m);
+  pos->side = us;
+  if (move_is_drop(m)) {
+    PieceType t = move_drop_type(m);
+    remove_piece(pos, to);
+    pos->hand[us] = hand_add(pos->hand[us], t);
+  } else {
+    Square from = move_from(m);
+    Piece np = pos->board[to];
+    Piece p = move_is_promote(m) ? (Piece)(np - PT_PROMOTE) : np;
+    remove_piece(pos, to);
+    put_piece(pos, from, p);
+    if (piece_type(p) == KING) pos->king[us] = from;
+    if (u->captured) {
+      PieceType ct = pt_demote(piece_type(u->captured));
+      put_piece(pos, to, u->captured);
+      if (ct == KING)
+        pos->king[piece_color(u->captured)] = to;
+      else
+        pos->hand[us] = hand_sub(pos->hand[us], ct);
+    }
+  }
+  pos->board_key = u->board_key;
+  pos->hand_key = u->hand_key;
+  pos->checkers = u->checkers;
+}
+
+bool pos_gives_check(const Position *pos, Move m) {
+  Color us = pos->side, them = color_flip(us);
+  Square k = pos->king[them];
+  if (k == SQ_NONE) return false;
+  Square to = move_to(m);
+  Bitboard occ = pos_occupied(pos) | BB_SQ[to];
+  PieceType t;
+  if (move_is_drop(m)) {
+    t = move_drop_type(m);
+  } else {
+    Square from = move_from(m);
+    occ &= ~BB_SQ[from];
+    t = piece_type(pos->board[from]);
+    if (move_is_promote(m)) t = pt_promote(t);
+    Bitboard bl = pos_blockers(pos, them, us) & pos->by_color[us];
+    if (bb_test(bl, from) && !bb_test(LINE[k][from], to)) return true;
+  }
+  return bb_test(bb_attacks(us, t, to, occ), k);
+}
+
+bool pos_move_is_legal(const Position *pos, Move m) {
+  MoveList list;
+  movegen_legal(pos, &list);
+  for (int i = 0; i < list.size; i++)
+    if (move_compact(list.moves[i]) == move_compact(m)) return true;
+  return false;
+}
+
+void pos_mirror(const Position *pos, Position *out) {
+  Position tmp;
+  pos_clear(&tmp);
+  for (Square s = 0; s < SQ_NB; s++)
+    if (pos->board[s]) pos_put(&tmp, sq_mirror(s), pos->board[s]);
+  tmp.hand[BLACK] = pos->hand[BLACK];
+  tmp.hand[WHITE] = pos->hand[WHITE];
+  tmp.side = pos->side;
+  tmp.ply = pos->ply;
+  pos_finish_setup(&tmp);
+  *out = tmp;
+}
+
+Move move_mirror(Move m) {
+  Square to = sq_mirror(move_to(m));
+  Square from = move_is_drop(m) ? move_from(m) : sq_mirror(move_from(m));
+  return (m & ~(Move)0x3fff) | (Move)to | ((Move)from << 7);
+}
+
+bool pos_equal(const Position *a, const Position *b) {
+  return memcmp(a->board, b->board, sizeof a->board) == 0 && a->hand[0] == b->hand[0] &&
+         a->hand[1] == b->hand[1] && a->side == b->side;
+}
+
+bool pos_is_ok(const Position *pos) {
+  Position q;
+  pos_clear(&q);
+  for (Square s = 0; s < SQ_NB; s++)
+    if (pos->board[s]) pos_put(&q, s, pos->board[s]);
+  q.hand[0] = pos->hand[0];
+  q.hand[1] = pos->hand[1];
+  q.side = pos->side;
+  pos_finish_setup(&q);
+  if (q.by_color[0] != pos->by_color[0] || q.by_color[1] != pos->by_color[1]) return false;
+  for (int t = 0; t < PT_NB; t++)
+    if (q.by_type[t] != pos->by_type[t]) return false;
+  return q.board_key == pos->board_key && q.hand_key == pos->hand_key && q.king[0] == pos->king[0] &&
+         q.king[1] == pos->king[1] && q.checkers == pos->checkers;
+}

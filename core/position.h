@@ -1,0 +1,97 @@
+/*
+ * position.h - a shogi position with both hands, side to move, incremental
+ * Zobrist keys, do/undo, check detection and the left-right mirror.
+ *
+ * Either king may be absent (tsume positions have only the defender's king).
+ * Keys: board_key covers the board and the side to move; hand_key covers both
+ * hands (additive per piece). df-pn tables key on board_key and keep the
+ * attacker's hand beside it, so superior/inferior hands can be found.
+ *
+ * Typical use:
+ *   Position pos; TsError err;
+ *   if (sfen_parse("8k/9/... b G 1", &pos, "<arg>", &err)) ...;
+ *   Undo u; pos_do_move(&pos, m, &u); ...; pos_undo_move(&pos, m, &u);
+ */
+#ifndef TSUME_POSITION_H
+#define TSUME_POSITION_H
+
+#include <stddef.h>
+
+#include "bitboard.h"
+#include "error.h"
+#include "types.h"
+
+typedef struct {
+  Piece board[SQ_NB];
+  Bitboard by_color[COLOR_NB];
+  Bitboard by_type[PT_NB]; /* both colours */
+  Hand hand[COLOR_NB];
+  Color side;
+  Square king[COLOR_NB]; /* SQ_NONE when absent */
+  uint64_t board_key;    /* board + side to move */
+  uint64_t hand_key;     /* both hands */
+  Bitboard checkers;     /* pieces giving check to the side to move */
+  int ply;               /* move number as written in SFEN */
+} Position;
+
+typedef struct {
+  Piece captured;
+  uint64_t board_key, hand_key;
+  Bitboard checkers;
+} Undo;
+
+/* ---- set-up ---- */
+void pos_clear(Position *pos);
+/* Puts p on an empty square s (set-up only; keys are fixed by pos_finish_setup). */
+void pos_put(Position *pos, Square s, Piece p);
+void pos_remove(Position *pos, Square s);
+/* Recomputes keys, kings and checkers after set-up edits. */
+void pos_finish_setup(Position *pos);
+/* Fills the hand of c with every piece (kings excluded) not on the board and
+ * not in the other hand: the tsume defender's "all remaining" hand. */
+void pos_give_remaining(Position *pos, Color c);
+
+/*
+ * Checks that pos could occur: at most one king per side, no more pieces of a
+ * kind than a set holds, no 二歩, no piece without a future move, the side not
+ * to move not in check. Returns TS_OK or TS_ERR_ILLEGAL with the reason in err.
+ */
+int pos_validate(const Position *pos, const char *where, TsError *err);
+
+/* ---- queries ---- */
+static inline Piece pos_piece_on(const Position *pos, Square s) { return pos->board[s]; }
+static inline Bitboard pos_occupied(const Position *pos) { return pos->by_color[BLACK] | pos->by_color[WHITE]; }
+static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t) {
+  return pos->by_color[c] & pos->by_type[t];
+}
+static inline bool pos_in_check(const Position *pos) { return pos->checkers != 0; }
+static inline uint64_t pos_key(const Position *pos) { return pos->board_key ^ pos->hand_key; }
+/* Pieces of colour `by` that attack s, with the given occupancy. */
+Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ);
+/* Pieces of colour `by` giving check to the king of c (0 if c has no king). */
+Bitboard pos_checkers_of(const Position *pos, Color c);
+/* Pieces of either colour that alone stand between the king of `kc` and a slider of `slider_color`. */
+Bitboard pos_blockers(const Position *pos, Color kc, Color slider_color);
+
+/* ---- moves ---- */
+/* Plays a legal move. u receives what pos_undo_move needs. */
+void pos_do_move(Position *pos, Move m, Undo *u);
+void pos_undo_move(Position *pos, Move m, const Undo *u);
+/* True when the legal move m gives check. */
+bool pos_gives_check(const Position *pos, Move m);
+/* Full validity test of an arbitrary Move value (e.g. read from a file or DB):
+ * true exactly when m is one of the legal moves of pos. */
+bool pos_move_is_legal(const Position *pos, Move m);
+
+/* ---- symmetry ---- */
+/* out = pos reflected left-right (file f <-> 10-f); hands and side unchanged. */
+void pos_mirror(const Position *pos, Position *out);
+Move move_mirror(Move m);
+/* Structural equality (board, hands, side). */
+bool pos_equal(const Position *a, const Position *b);
+
+/* ---- debug ---- */
+/* Internal consistency (bitboards vs board, keys, kings); used in asserts. */
+bool pos_is_ok(const Position *pos);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * cli.h - what the subcommands of `tsume` share: the command table, option
+ * helpers, loading a position from a SFEN or a file, and error reporting.
+ */
+#ifndef TSUME_CLI_H
+#define TSUME_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "position.h"
+
+#define TSUME_VERSION "0.1.0"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} CliCommand;
+
+/* Prints "tsume <cmd>: <formatted error>" on stderr and returns the exit status for it. */
+int cli_fail(const char *cmd, const TsError *err);
+/* Prints a usage error and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses a non-negative integer option value; false when malformed. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * Reads a position from `arg`: a SFEN (the words that follow are joined, so an
+ * unquoted SFEN works), or a path ending in .kif/.kifu/.csa/.sfen. *used tells how
+ * many argv words were taken. Returns TS_OK or an error code with err filled.
+ */
+int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err);
+
+/* Monotonic milliseconds. */
+uint64_t cli_now_ms(void);
+/* Peak resident set size in KiB. */
+long cli_peak_rss_kb(void);
+
+#endif

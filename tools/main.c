@@ -1,0 +1,42 @@
+/*
+ * tsume - the command-line front end. One subcommand per file (cmd_*.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bitboard.h"
+#include "cli.h"
+
+int cmd_perft(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+static const CliCommand COMMANDS[] = {
+    {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
+    {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "tsume %s - a workbench for tsume-shogi (詰将棋)\n\nusage: tsume <command> [options]\n\ncommands:\n",
+          TSUME_VERSION);
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  fprintf(f, "\n'tsume <command> --help' describes each command.\n"
+             "Exit status: 0 ok, 1 a check failed or nothing found, 2 bad usage or input, 3 I/O or database error.\n");
+}
+
+int main(int argc, char **argv) {
+  core_init();
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("tsume %s\n", TSUME_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "tsume: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
