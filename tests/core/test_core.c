@@ -14,6 +14,7 @@
 #include "common/testdata.h"
 #include "encode.h"
 #include "movegen.h"
+#include "retro.h"
 #include "sfen.h"
 
 #define INITIAL "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
@@ -222,6 +223,69 @@ static void test_solution_lines_replay(void **s) {
   assert_true(lines > 2000);
 }
 
+/* un-moves are exactly consistent with forward moves */
+static long check_retro(Position *pos) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  long n = 0;
+  static UnMoveList ul;
+  for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
+    Piece cap = pos->board[move_to(m)];
+    Undo u;
+    Position before = *pos;
+    pos_do_move(pos, m, &u);
+    retro_generate(pos, &ul);
+    bool found = false;
+    for (int j = 0; j < ul.size; j++) {
+      Position prev, next;
+      retro_apply(pos, &ul.u[j], &prev);
+      assert_true(pos_is_ok(&prev));
+      assert_true(pos_move_is_legal(&prev, ul.u[j].move));
+      next = prev;
+      Undo u2;
+      pos_do_move(&next, ul.u[j].move, &u2);
+      assert_true(pos_equal(&next, pos));
+      if (move_compact(ul.u[j].move) == move_compact(m) && ul.u[j].captured == cap) {
+        assert_true(pos_equal(&prev, &before));
+        found = true;
+      }
+      n++;
+    }
+    if (!found) {
+      char sf[SFEN_MAX], mv[8];
+      sfen_write(&before, sf, sizeof sf);
+      usi_move_write(m, mv);
+      fail_msg("un-move of %s missing from %s", mv, sf);
+    }
+    pos_undo_move(pos, m, &u);
+  }
+  return n;
+}
+
+static void test_retro_consistency(void **s) {
+  (void)s;
+  const char *sf[] = {UCHIFU, KNIGHTPRO, "8k/9/9/9/9/9/9/9/9 b 2G2S2N2P 1", "7nk/9/6NGS/9/9/9/9/9/9 w N 1",
+                      "4k4/9/4+P4/9/4N4/9/9/9/9 w 2G 1", "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1"};
+  long n = 0;
+  for (int i = 0; i < 6; i++) {
+    Position pos;
+    load(sf[i], &pos);
+    if (i == 0) pos_give_remaining(&pos, WHITE);
+    n += check_retro(&pos);
+    MoveList l;
+    movegen_legal(&pos, &l);
+    for (int j = 0; j < l.size && j < (i == 5 ? 0 : 12); j++) {
+      Undo u;
+      pos_do_move(&pos, l.moves[j], &u);
+      n += check_retro(&pos);
+      pos_undo_move(&pos, l.moves[j], &u);
+    }
+  }
+  print_message("%ld un-moves checked\n", n);
+  assert_true(n > 1000);
+}
+
 static void expect_bad(const char *sfen, int code, int column) {
   Position pos;
   TsError err;
@@ -335,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_usi_moves),
       cmocka_unit_test(test_uchifuzume_and_nonpromotion),
       cmocka_unit_test(test_give_remaining),
+      cmocka_unit_test(test_retro_consistency),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

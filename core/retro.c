@@ -1,0 +1,97 @@
+#include "retro.h"
+
+#include "movegen.h"
+
+static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
+
+static inline bool dead_on(Color c, PieceType t, Square s) {
+  int rr = rel_rank(c, s);
+  return ((t == PAWN || t == LANCE) && rr == 1) || (t == KNIGHT && rr <= 2);
+}
+
+void retro_apply(const Position *pos, const UnMove *u, Position *prev) {
+  Color mover = color_flip(pos->side);
+  Move m = u->move;
+  Square to = move_to(m);
+  *prev = *pos;
+  Piece now = prev->board[to];
+  pos_remove(prev, to);
+  if (move_is_drop(m)) {
+    prev->hand[mover] = hand_add(prev->hand[mover], move_drop_type(m));
+  } else {
+    Piece before = move_is_promote(m) ? (Piece)(now - PT_PROMOTE) : now;
+    pos_put(prev, move_from(m), before);
+    if (u->captured) {
+      pos_put(prev, to, u->captured);
+      prev->hand[mover] = hand_sub(prev->hand[mover], pt_demote(piece_type(u->captured)));
+    }
+  }
+  prev->side = mover;
+  pos_finish_setup(prev);
+}
+
+/* The predecessor must be legal: the side not to move there (the opponent of the
+ * mover) not in check, and an uncaptured pawn must not make 二歩. */
+static bool prev_ok(const Position *pos, const UnMove *u) {
+  Position prev;
+  retro_apply(pos, u, &prev);
+  Color opp = pos->side;
+  if (pos_checkers_of(&prev, opp)) return false;
+  if (u->captured && piece_type(u->captured) == PAWN) {
+    Bitboard pawns = pos_pieces(&prev, opp, PAWN) & BB_FILE[sq_file(move_to(u->move))];
+    if (bb_more_than_one(pawns)) return false;
+  }
+  /* the forward move must be legal there (e.g. not a pawn-drop mate, king not left in check) */
+  return pos_move_is_legal(&prev, u->move);
+}
+
+static void add_with_captures(const Position *pos, UnMoveList *l, Move m) {
+  Color mover = color_flip(pos->side), opp = pos->side;
+  Square to = move_to(m);
+  UnMove u = {m, PIECE_NONE};
+  if (prev_ok(pos, &u)) l->u[l->size++] = u;
+  if (move_is_drop(m)) return;
+  Hand h = pos->hand[mover];
+  for (int t = PAWN; t <= GOLD; t++) {
+    if (!hand_has(h, (PieceType)t)) continue;
+    for (int pr = 0; pr < 2; pr++) {
+      if (pr && !pt_can_promote((PieceType)t)) continue;
+      PieceType ct = pr ? pt_promote((PieceType)t) : (PieceType)t;
+      if (!pr && dead_on(opp, ct, to)) continue;
+      u.captured = piece_make(opp, ct);
+      if (l->size < MAX_UNMOVES && prev_ok(pos, &u)) l->u[l->size++] = u;
+    }
+  }
+}
+
+void retro_generate(const Position *pos, UnMoveList *l) {
+  Color mover = color_flip(pos->side);
+  l->size = 0;
+  Bitboard occ = pos_occupied(pos);
+  Bitboard empty = BB_ALL & ~occ;
+  Bitboard mine = pos->by_color[mover];
+  while (mine) {
+    Square to = bb_pop(&mine);
+    Piece p = pos->board[to];
+    PieceType t = piece_type(p);
+    /* un-drop */
+    if (t <= GOLD) add_with_captures(pos, l, move_make_drop(t, to, mover));
+    /* moved as the same kind: from squares that reach `to` */
+    Bitboard from = bb_attacks(color_flip(mover), t, to, occ) & empty;
+    while (from) {
+      Square f = bb_pop(&from);
+      /* a promotable piece that did not promote: it must not be dead on `to` (it is not) */
+      add_with_captures(pos, l, move_make(f, to, false, p));
+    }
+    /* promoted on this move */
+    if (pt_is_promoted(t)) {
+      PieceType b = pt_demote(t);
+      Piece bp = piece_make(mover, b);
+      Bitboard fr = bb_attacks(color_flip(mover), b, to, occ) & empty;
+      while (fr) {
+        Square f = bb_pop(&fr);
+        if (bb_test(BB_ZONE[mover], f) || bb_test(BB_ZONE[mover], to)) add_with_captures(pos, l, move_make(f, to, true, bp));
+      }
+    }
+  }
+}

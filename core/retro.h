@@ -1,0 +1,36 @@
+/*
+ * retro.h - un-moves: the moves that could have led to a position.
+ *
+ * An un-move is the forward move m that was played from the predecessor plus
+ * the piece m captured (PIECE_NONE if none). The mover is the side NOT to move
+ * in the given position. Generated: ordinary un-moves, un-promotions (the
+ * piece was unpromoted before and the move touched the zone), un-captures (a
+ * piece of the mover's hand goes back to the board as the opponent's piece,
+ * promoted or not) and un-drops (an unpromoted piece goes back to the hand).
+ *
+ * Every predecessor produced is a legal position in which m is a legal move
+ * and do(prev, m) equals the given position; conversely every legal move
+ * leading to the position is produced (tested against forward generation).
+ */
+#ifndef TSUME_RETRO_H
+#define TSUME_RETRO_H
+
+#include "position.h"
+
+typedef struct {
+  Move move;      /* the forward move, as movegen would produce it in the predecessor */
+  Piece captured; /* the piece that stood on move_to(move), or PIECE_NONE */
+} UnMove;
+
+#define MAX_UNMOVES 4096
+typedef struct {
+  UnMove u[MAX_UNMOVES];
+  int size;
+} UnMoveList;
+
+/* Every un-move of the side that just moved (color_flip(pos->side)). */
+void retro_generate(const Position *pos, UnMoveList *list);
+/* prev = the predecessor of pos by the un-move u (keys and checkers set). */
+void retro_apply(const Position *pos, const UnMove *u, Position *prev);
+
+#endif
