@@ -6,13 +6,13 @@
 static const PieceType HAND_ORDER[7] = {PAWN, LANCE, KNIGHT, SILVER, GOLD, BISHOP, ROOK};
 static const int HAND_BITS[7] = {5, 3, 3, 3, 3, 2, 2};
 
-static uint32_t hand_pack(Hand h) {
+uint32_t hand_pack21(Hand h) {
   uint32_t v = 0;
   for (int i = 0; i < 7; i++) v = (v << HAND_BITS[i]) | (uint32_t)hand_count(h, HAND_ORDER[i]);
   return v;
 }
 
-static Hand hand_unpack(uint32_t v) {
+Hand hand_unpack21(uint32_t v) {
   Hand h = 0;
   for (int i = 6; i >= 0; i--) {
     int n = (int)(v & ((1u << HAND_BITS[i]) - 1));
@@ -33,7 +33,7 @@ size_t pos_encode(const Position *pos, uint8_t *out) {
   }
   out[n++] = 0xFF;
   for (int c = 0; c < COLOR_NB; c++) {
-    uint32_t v = hand_pack(pos->hand[c]);
+    uint32_t v = hand_pack21(pos->hand[c]);
     out[n++] = (uint8_t)(v >> 16);
     out[n++] = (uint8_t)(v >> 8);
     out[n++] = (uint8_t)v;
@@ -63,7 +63,7 @@ int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
   for (int c = 0; c < COLOR_NB; c++) {
     uint32_t v = (uint32_t)code[i] << 16 | (uint32_t)code[i + 1] << 8 | code[i + 2];
     if (v >> 21) return ts_error_set(err, TS_ERR_PARSE, "<key>", 0, (int)i + 1, "bad hand code");
-    pos->hand[c] = hand_unpack(v);
+    pos->hand[c] = hand_unpack21(v);
     i += 3;
   }
   pos_finish_setup(pos);

@@ -20,6 +20,10 @@
 
 #define POS_CODE_MAX 96
 
+/* A hand as the 21-bit code above (P in the high bits) and back. */
+uint32_t hand_pack21(Hand h);
+Hand hand_unpack21(uint32_t v);
+
 /* Encodes pos into out (POS_CODE_MAX bytes); returns the length. */
 size_t pos_encode(const Position *pos, uint8_t *out);
 /* Decodes a code made by pos_encode. Returns TS_OK or TS_ERR_PARSE for bytes

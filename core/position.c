@@ -37,8 +37,11 @@ static uint64_t hand_key_of(const Position *pos) {
 
 static uint64_t board_key_of(const Position *pos) {
   uint64_t k = pos->side == WHITE ? ZOB_SIDE : 0;
-  for (Square s = 0; s < SQ_NB; s++)
-    if (pos->board[s]) k ^= ZOB_PSQ[s][pos->board[s]];
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Square s = bb_pop(&occ);
+    k ^= ZOB_PSQ[s][pos->board[s]];
+  }
   return k;
 }
 
@@ -107,8 +110,11 @@ Bitboard pos_blockers(const Position *pos, Color kc, Color sc) {
 void pos_finish_setup(Position *pos) {
   zobrist_init();
   pos->king[BLACK] = pos->king[WHITE] = SQ_NONE;
-  for (Square s = 0; s < SQ_NB; s++)
-    if (piece_type(pos->board[s]) == KING) pos->king[piece_color(pos->board[s])] = s;
+  Bitboard kings = pos->by_type[KING];
+  while (kings) {
+    Square s = bb_pop(&kings);
+    pos->king[piece_color(pos->board[s])] = s;
+  }
   pos->board_key = board_key_of(pos);
   pos->hand_key = hand_key_of(pos);
   pos->checkers = pos_checkers_of(pos, pos->side);

@@ -9,9 +9,11 @@
 
 int cmd_perft(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_enumerate(int argc, char **argv);
 
 static const CliCommand COMMANDS[] = {
     {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
+    {"enumerate", cmd_enumerate, "build the database of every problem of a material (retrograde)"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
 };
 

@@ -1,0 +1,76 @@
+#include "material.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static PieceType kind_of(char c) {
+  switch (c) {
+  case 'P': return PAWN;
+  case 'L': return LANCE;
+  case 'N': return KNIGHT;
+  case 'S': return SILVER;
+  case 'G': return GOLD;
+  case 'B': return BISHOP;
+  case 'R': return ROOK;
+  default: return PT_NONE;
+  }
+}
+
+int material_parse(const char *spec, Material *m, TsError *err) {
+  memset(m, 0, sizeof *m);
+  const char *where = "--pieces";
+  size_t i = 0;
+  bool range_used = false;
+  if (!spec || !spec[0]) return ts_error_set(err, TS_ERR_PARSE, where, 0, 1, "empty material spec");
+  while (spec[i]) {
+    PieceType t = kind_of(spec[i]);
+    if (t == PT_NONE)
+      return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1,
+                          "'%c' is not a piece letter (P L N S G B R) in '%s'", spec[i], spec);
+    if (m->count[t]) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "kind '%c' given twice", spec[i]);
+    i++;
+    int n = 0, lo = -1;
+    if (spec[i] < '0' || spec[i] > '9')
+      return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "count expected after '%c'", spec[i - 1]);
+    while (spec[i] >= '0' && spec[i] <= '9') n = n * 10 + (spec[i++] - '0');
+    if (spec[i] == '-') {
+      if (range_used) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "only one kind may have a range");
+      range_used = true;
+      lo = n;
+      n = 0;
+      i++;
+      if (spec[i] < '0' || spec[i] > '9')
+        return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "range end expected");
+      while (spec[i] >= '0' && spec[i] <= '9') n = n * 10 + (spec[i++] - '0');
+      if (lo < 1 || lo > n) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i, "bad range %d-%d", lo, n);
+    }
+    if (n < 1 || n > PIECE_INVENTORY[t])
+      return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i, "count %d of '%c' outside 1..%d", n, spec[i - 1],
+                          PIECE_INVENTORY[t]);
+    m->count[t] = n;
+    m->min_count[t] = lo < 0 ? n : lo;
+  }
+  for (int t = PAWN; t <= GOLD; t++)
+    if (m->count[t] && (t == LANCE || t == BISHOP || t == ROOK))
+      return ts_error_set(err, TS_ERR_USAGE, where, 0, 0,
+                          "ranging pieces (R, B, L) are not supported by the enumerator yet: '%s'", spec);
+  if (material_total(m) > MATERIAL_MAX_PIECES)
+    return ts_error_set(err, TS_ERR_USAGE, where, 0, 0, "at most %d pieces: '%s'", MATERIAL_MAX_PIECES, spec);
+  snprintf(m->text, sizeof m->text, "%s", spec);
+  return TS_OK;
+}
+
+int material_total(const Material *m) {
+  int n = 0;
+  for (int t = PAWN; t <= GOLD; t++) n += m->count[t];
+  return n;
+}
+
+void material_format(const int count[HAND_PT_NB], char *out, size_t n) {
+  static const PieceType ORDER[7] = {ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN};
+  static const char LETTER[HAND_PT_NB] = {0, 'P', 'L', 'N', 'S', 'B', 'R', 'G'};
+  size_t k = 0;
+  out[0] = 0;
+  for (int i = 0; i < 7; i++)
+    if (count[ORDER[i]] && k < n) k += (size_t)snprintf(out + k, n - k, "%c%d", LETTER[ORDER[i]], count[ORDER[i]]);
+}

@@ -1,0 +1,766 @@
+#include "retro_enum.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "encode.h"
+#include "movegen.h"
+#include "retro.h"
+
+/*
+ * Position key, 128 bits (the defender's hand is implied: everything else):
+ *
+ *   bit 127     always 1 (so 0 marks an empty slot)
+ *   bit 126     side to move (1 = gote)
+ *   bits 125-105 attacker's hand, 21 bits: P 5 | L 3 | N 3 | S 3 | G 3 | B 2 | R 2
+ *   bits 104-98 defender king square
+ *   bits 97-2   up to 8 entries of 12 bits, square (7) << 5 | piece (5), in
+ *               increasing square order from the top; unused entries are 0
+ */
+typedef unsigned __int128 Key;
+
+#define VAL_LEN_MASK 0x03ffu
+#define VAL_LEFT_KNOWN 0x0400u
+#define VAL_LEFT 0x0800u
+
+struct Retro {
+  Material mat;
+  RetroOptions opt;
+  Key *keys;
+  uint16_t *vals;
+  uint64_t cap, used;
+  RetroStats stats;
+  Key *frontier, *next;
+  uint64_t nf, nn, capf, capn;
+  UnMoveList ul;     /* scratch of the layer loop */
+  RetroProblem pb;   /* scratch of retro_foreach_problem */
+};
+
+/* ---------- keys ---------- */
+
+static Key key_head(const Position *pos) {
+  return ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) |
+         ((Key)pos->king[WHITE] << 98);
+}
+
+static Key key_plain(const Position *pos) {
+  Key k = key_head(pos);
+  int shift = 86;
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  while (occ) {
+    Square s = bb_pop(&occ);
+    k |= (Key)(((unsigned)s << 5) | pos->board[s]) << shift;
+    shift -= 12;
+  }
+  return k;
+}
+
+static Key key_mirror(const Position *pos) {
+  Key k = ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) |
+          ((Key)sq_mirror(pos->king[WHITE]) << 98);
+  unsigned e[SQ_NB];
+  int n = 0;
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  while (occ) {
+    Square s = bb_pop(&occ);
+    unsigned v = ((unsigned)sq_mirror(s) << 5) | pos->board[s];
+    int j = n++;
+    while (j > 0 && e[j - 1] > v) {
+      e[j] = e[j - 1];
+      j--;
+    }
+    e[j] = v;
+  }
+  int shift = 86;
+  for (int i = 0; i < n; i++, shift -= 12) k |= (Key)e[i] << shift;
+  return k;
+}
+
+static Key key_of(const Position *pos) {
+  Key a = key_plain(pos), b = key_mirror(pos);
+  return a < b ? a : b;
+}
+
+static void key_decode(Key k, Position *pos) {
+  pos_clear(pos);
+  pos->side = (Color)((k >> 126) & 1);
+  pos->hand[BLACK] = hand_unpack21((uint32_t)(k >> 105) & 0x1fffff);
+  pos_put(pos, (Square)((k >> 98) & 127), piece_make(WHITE, KING));
+  for (int shift = 86; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e) break;
+    pos_put(pos, (Square)(e >> 5), (Piece)(e & 31));
+  }
+  pos_give_remaining(pos, WHITE);
+  pos_finish_setup(pos);
+}
+
+/* ---------- table ---------- */
+
+static inline uint64_t key_hash(Key k) {
+  uint64_t x = (uint64_t)k ^ ((uint64_t)(k >> 64) * 0x9e3779b97f4a7c15ULL);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 29;
+  return x;
+}
+
+static int table_alloc(Retro *r, uint64_t cap) {
+  r->keys = calloc(cap, sizeof *r->keys);
+  r->vals = calloc(cap, sizeof *r->vals);
+  if (!r->keys || !r->vals) return TS_ERR_NOMEM;
+  r->cap = cap;
+  r->used = 0;
+  return TS_OK;
+}
+
+static int64_t table_find(const Retro *r, Key k) {
+  uint64_t mask = r->cap - 1, i = key_hash(k) & mask;
+  while (r->keys[i]) {
+    if (r->keys[i] == k) return (int64_t)i;
+    i = (i + 1) & mask;
+  }
+  return -1;
+}
+
+static int table_grow(Retro *r);
+
+/* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
+static int table_insert(Retro *r, Key k, uint16_t v) {
+  if ((r->used + 1) * 10 > r->cap * 6) {
+    int rc = table_grow(r);
+    if (rc) return -rc;
+  }
+  uint64_t mask = r->cap - 1, i = key_hash(k) & mask;
+  while (r->keys[i]) {
+    if (r->keys[i] == k) return 0;
+    i = (i + 1) & mask;
+  }
+  r->keys[i] = k;
+  r->vals[i] = v;
+  r->used++;
+  return 1;
+}
+
+static int table_grow(Retro *r) {
+  Key *ok = r->keys;
+  uint16_t *ov = r->vals;
+  uint64_t oc = r->cap;
+  if (table_alloc(r, oc * 2)) {
+    free(r->keys);
+    free(r->vals);
+    r->keys = ok;
+    r->vals = ov;
+    r->cap = oc;
+    return TS_ERR_NOMEM;
+  }
+  for (uint64_t i = 0; i < oc; i++)
+    if (ok[i]) {
+      uint64_t mask = r->cap - 1, j = key_hash(ok[i]) & mask;
+      while (r->keys[j]) j = (j + 1) & mask;
+      r->keys[j] = ok[i];
+      r->vals[j] = ov[i];
+      r->used++;
+    }
+  free(ok);
+  free(ov);
+  return TS_OK;
+}
+
+static int push_key(Key **arr, uint64_t *n, uint64_t *cap, Key k) {
+  if (*n == *cap) {
+    uint64_t nc = *cap ? *cap * 2 : 1 << 16;
+    Key *na = realloc(*arr, nc * sizeof *na);
+    if (!na) return TS_ERR_NOMEM;
+    *arr = na;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = k;
+  return TS_OK;
+}
+
+int retro_lookup(Retro *r, const Position *pos) {
+  int64_t i = table_find(r, key_of(pos));
+  return i < 0 ? -1 : (int)(r->vals[i] & VAL_LEN_MASK);
+}
+
+/* ---------- life cycle ---------- */
+
+int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError *err) {
+  core_init();
+  Retro *r = calloc(1, sizeof *r);
+  if (!r) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  r->mat = *m;
+  if (o) r->opt = *o;
+  if (r->opt.max_moves <= 0) r->opt.max_moves = 31;
+  if (r->opt.max_moves > RETRO_MAX_LEN) r->opt.max_moves = RETRO_MAX_LEN;
+  if (table_alloc(r, 1 << 20)) {
+    retro_free(r);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  *out = r;
+  return TS_OK;
+}
+
+void retro_free(Retro *r) {
+  if (!r) return;
+  free(r->keys);
+  free(r->vals);
+  free(r->frontier);
+  free(r->next);
+  free(r);
+}
+
+const RetroStats *retro_stats(const Retro *r) { return &r->stats; }
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void report(Retro *r, const char *phase, int layer, uint64_t layer_new, uint64_t done, uint64_t total) {
+  if (!r->opt.progress) return;
+  RetroProgress p = {phase, layer, r->used, layer_new, done, total};
+  r->opt.progress(&p, r->opt.progress_ctx);
+}
+
+/* ---------- mates ---------- */
+
+/* The states one piece of kind t can take: attacker's hand, defender's hand,
+ * or a square with an owner and promotion (dead squares left out). */
+typedef struct {
+  int8_t where; /* -1 attacker hand, -2 defender hand, else square */
+  Piece piece;
+} PieceState;
+
+static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
+static inline bool dead_on(Color c, PieceType t, Square s) {
+  int rr = rel_rank(c, s);
+  return ((t == PAWN || t == LANCE) && rr == 1) || (t == KNIGHT && rr <= 2);
+}
+
+static int build_states(PieceType t, PieceState **out) {
+  PieceState *s = malloc(sizeof *s * (2 + SQ_NB * 4));
+  if (!s) return -1;
+  int n = 0;
+  s[n++] = (PieceState){-1, 0};
+  s[n++] = (PieceState){-2, 0};
+  for (Square q = 0; q < SQ_NB; q++)
+    for (int c = 0; c < 2; c++)
+      for (int pr = 0; pr < 2; pr++) {
+        if (pr && !pt_can_promote(t)) continue;
+        PieceType pt = pr ? pt_promote(t) : t;
+        if (!pr && dead_on((Color)c, t, q)) continue;
+        s[n++] = (PieceState){(int8_t)q, piece_make((Color)c, pt)};
+      }
+  *out = s;
+  return n;
+}
+
+/*
+ * Mate generation. A mate needs a checker: a black piece attacking the king.
+ * With non-ranging pieces only, a piece can take part in the mate only from
+ * the 7x7 squares around the king (covering an escape square, being one, or
+ * guarding a piece the king could take) or the 5x5 around the checker
+ * (capturing or guarding it); anywhere else it changes nothing. So the
+ * generator places the checker, then the other pieces on those "near" squares
+ * or in a hand; a piece left in the defender's hand stands for "anywhere far"
+ * and is expanded over every far square once the core is known to mate.
+ * Duplicates (the same position from two checkers) are merged by the table.
+ */
+typedef struct {
+  Retro *r;
+  Position pos;
+  PieceType kinds[MATERIAL_MAX_PIECES];
+  int npieces;
+  PieceState *states[HAND_PT_NB];
+  int nstates[HAND_PT_NB];
+  int chosen[MATERIAL_MAX_PIECES];
+  Bitboard near;
+  Square king;
+  int rc;
+  uint64_t found;
+  /* expansion */
+  PieceType freek[MATERIAL_MAX_PIECES];
+  int nfree;
+  int fchosen[MATERIAL_MAX_PIECES];
+} MateGen;
+
+static bool nifu(const Position *pos) {
+  for (int c = 0; c < 2; c++) {
+    Bitboard p = pos_pieces(pos, (Color)c, PAWN);
+    for (int f = 1; f <= 9 && p; f++)
+      if (bb_more_than_one(p & BB_FILE[f])) return true;
+  }
+  return false;
+}
+
+/* Mate test for positions without ranging pieces: no king escape, and a
+ * double check or a checker no defender piece can take. */
+static bool fast_mate(const Position *pos, Square k) {
+  Bitboard occ = pos_occupied(pos);
+  Bitboard checkers = pos_attackers_to(pos, k, BLACK, occ);
+  if (!checkers) return false;
+  Bitboard esc = STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE];
+  Bitboard occk = occ & ~BB_SQ[k];
+  while (esc) {
+    Square e = bb_pop(&esc);
+    if (!pos_attackers_to(pos, e, BLACK, occk)) return false;
+  }
+  if (bb_more_than_one(checkers)) return true;
+  Square c = bb_lsb(checkers);
+  return (pos_attackers_to(pos, c, WHITE, occ) & ~BB_SQ[k]) == 0;
+}
+
+static void mate_store(MateGen *g, Position *q) {
+  if (nifu(q)) return;
+  q->side = WHITE;
+  pos_give_remaining(q, WHITE);
+  pos_finish_setup(q);
+  Key k = key_of(q);
+  int ins = table_insert(g->r, k, 0);
+  if (ins < 0) {
+    g->rc = -ins;
+    return;
+  }
+  if (ins > 0) {
+    g->found++;
+    int rc = push_key(&g->r->frontier, &g->r->nf, &g->r->capf, k);
+    if (rc) g->rc = rc;
+  }
+}
+
+/* Places the free pieces on far squares or leaves them in the defender's hand. */
+static void mate_expand(MateGen *g, Position *q, int i) {
+  if (g->rc) return;
+  if (i == g->nfree) {
+    Position c = *q;
+    mate_store(g, &c);
+    return;
+  }
+  PieceType t = g->freek[i];
+  int start = (i > 0 && g->freek[i - 1] == t) ? g->fchosen[i - 1] : 1;
+  for (int s = start; s < g->nstates[t]; s++) {
+    PieceState st = g->states[t][s];
+    if (st.where == -1) continue;
+    if (st.where >= 0 && (bb_test(g->near, st.where) || q->board[st.where])) continue;
+    g->fchosen[i] = s;
+    if (st.where >= 0) pos_put(q, st.where, st.piece);
+    mate_expand(g, q, i + 1);
+    if (st.where >= 0) pos_remove(q, st.where);
+  }
+}
+
+static void mate_leaf(MateGen *g) {
+  Position *pos = &g->pos;
+  if (!fast_mate(pos, g->king)) return;
+  Position q = *pos;
+  q.hand[BLACK] = 0;
+  q.hand[WHITE] = 0;
+  g->nfree = 0;
+  for (int i = 0; i < g->npieces; i++) {
+    PieceState st = g->states[g->kinds[i]][g->chosen[i]];
+    if (st.where == -1) q.hand[BLACK] = hand_add(q.hand[BLACK], g->kinds[i]);
+    if (st.where == -2) g->freek[g->nfree++] = g->kinds[i];
+  }
+  mate_expand(g, &q, 0);
+}
+
+static void mate_place(MateGen *g, int i) {
+  if (g->rc) return;
+  if (i == g->npieces) {
+    mate_leaf(g);
+    return;
+  }
+  PieceType t = g->kinds[i];
+  int start = (i > 0 && g->kinds[i - 1] == t) ? g->chosen[i - 1] : 0;
+  for (int s = start; s < g->nstates[t]; s++) {
+    PieceState st = g->states[t][s];
+    if (st.where >= 0 && (g->pos.board[st.where] || !bb_test(g->near, st.where))) continue;
+    g->chosen[i] = s;
+    if (st.where >= 0) pos_put(&g->pos, st.where, st.piece);
+    mate_place(g, i + 1);
+    if (st.where >= 0) pos_remove(&g->pos, st.where);
+  }
+}
+
+static Bitboard square_area(Square s, int d) {
+  Bitboard b = 0;
+  for (int f = sq_file(s) - d; f <= sq_file(s) + d; f++)
+    for (int r = sq_rank(s) - d; r <= sq_rank(s) + d; r++)
+      if (f >= 1 && f <= 9 && r >= 1 && r <= 9) b |= BB_SQ[sq_make(f, r)];
+  return b;
+}
+
+static int gen_mates(Retro *r, TsError *err) {
+  MateGen *g = calloc(1, sizeof *g);
+  if (!g) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  g->r = r;
+  int total = 0;
+  for (int t = PAWN; t <= GOLD; t++) {
+    total += r->mat.count[t];
+    if (r->mat.count[t]) {
+      g->nstates[t] = build_states((PieceType)t, &g->states[t]);
+      if (g->nstates[t] < 0) {
+        free(g);
+        return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+      }
+    }
+  }
+  /* the king on files 1..5: the mirror covers files 6..9 */
+  int done = 0;
+  for (int f = 1; f <= 5 && !g->rc; f++)
+    for (int rk = 1; rk <= 9 && !g->rc; rk++) {
+      g->king = sq_make(f, rk);
+      for (int ct = PAWN; ct <= GOLD; ct++) {
+        if (!r->mat.count[ct]) continue;
+        /* the checker: one piece of kind ct, sente's, on a square attacking the king */
+        g->npieces = 0;
+        for (int t = PAWN; t <= GOLD; t++)
+          for (int k = 0; k < r->mat.count[t] - (t == ct); k++) g->kinds[g->npieces++] = (PieceType)t;
+        for (int s = 2; s < g->nstates[ct]; s++) {
+          PieceState st = g->states[ct][s];
+          if (piece_color(st.piece) != BLACK || st.where == g->king) continue;
+          if (!bb_test(bb_attacks(BLACK, piece_type(st.piece), st.where, 0), g->king)) continue;
+          pos_clear(&g->pos);
+          pos_put(&g->pos, g->king, piece_make(WHITE, KING));
+          pos_put(&g->pos, st.where, st.piece);
+          g->near = square_area(g->king, 3) | square_area(st.where, 2);
+          mate_place(g, 0);
+          if (g->rc) break;
+        }
+      }
+      report(r, "mates", 0, g->found, (uint64_t)++done, 45);
+    }
+  (void)total;
+  for (int t = 0; t < HAND_PT_NB; t++) free(g->states[t]);
+  int rc = g->rc;
+  r->stats.mates = g->found;
+  r->stats.defender_by_len[0] = g->found;
+  free(g);
+  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
+  return TS_OK;
+}
+
+/* ---------- layers ---------- */
+
+/* Is the material of pos inside the spec (each kind at most the spec count)? */
+static bool within_material(const Retro *r, const Position *pos) {
+  int cnt[PT_NB] = {0};
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Piece p = pos->board[bb_pop(&occ)];
+    cnt[pt_demote(piece_type(p))]++;
+  }
+  for (int t = PAWN; t <= GOLD; t++) {
+    cnt[t] += hand_count(pos->hand[BLACK], (PieceType)t);
+    if (cnt[t] > r->mat.count[t]) return false;
+  }
+  return true;
+}
+
+/* Defender to move: 1 + the longest reply if every reply reaches a known mate, else -1. */
+static int eval_defender(Retro *r, const Position *q) {
+  MoveList l;
+  movegen_legal(q, &l);
+  if (l.size == 0) return 0;
+  int best = -1;
+  for (int i = 0; i < l.size; i++) {
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, l.moves[i], &u);
+    int64_t j = table_find(r, key_of(&p));
+    if (j < 0) return -1;
+    int v = r->vals[j] & VAL_LEN_MASK;
+    if (v > best) best = v;
+  }
+  return best + 1;
+}
+
+static int run_layers(Retro *r, TsError *err) {
+  unsigned kinds = 0;
+  for (int t = PAWN; t <= GOLD; t++)
+    if (r->mat.count[t]) kinds |= 1u << t;
+  UnMoveList *ulp = &r->ul;
+#define ul (*ulp)
+  for (int n = 1; n <= r->opt.max_moves; n += 2) {
+    /* attacker layer n: predecessors of the defender positions of value n-1 */
+    r->nn = 0;
+    for (uint64_t i = 0; i < r->nf; i++) {
+      Position q;
+      key_decode(r->frontier[i], &q);
+      retro_generate(&q, &ul);
+      for (int j = 0; j < ul.size; j++) {
+        Position p;
+        retro_apply(&q, &ul.u[j], &p);
+        Key k = key_of(&p);
+        int ins = table_insert(r, k, (uint16_t)n);
+        if (ins < 0) return ts_error_set(err, -ins, "enumerate", 0, 0, "out of memory at layer %d", n);
+        if (ins && push_key(&r->next, &r->nn, &r->capn, k))
+          return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
+      }
+      if ((i & 4095) == 0) report(r, "layers", n, r->nn, i, r->nf);
+    }
+    r->stats.attacker_by_len[n] = r->nn;
+    r->stats.last_layer = n;
+    if (r->nn == 0) break;
+    /* defender layer n+1 */
+    Key *tmp = r->frontier;
+    uint64_t tcap = r->capf;
+    r->frontier = r->next;
+    r->capf = r->capn;
+    r->nf = r->nn;
+    r->next = tmp;
+    r->capn = tcap;
+    r->nn = 0;
+    if (n + 1 > r->opt.max_moves) break;
+    for (uint64_t i = 0; i < r->nf; i++) {
+      Position p;
+      key_decode(r->frontier[i], &p);
+      retro_generate_kinds(&p, &ul, kinds);
+      for (int j = 0; j < ul.size; j++) {
+        Position q;
+        retro_apply(&p, &ul.u[j], &q);
+        if (!q.checkers) continue;
+        if (ul.u[j].captured && !within_material(r, &q)) continue;
+        Key k = key_of(&q);
+        if (table_find(r, k) >= 0) continue;
+        int v = eval_defender(r, &q);
+        if (v < 0) continue;
+        int ins = table_insert(r, k, (uint16_t)v);
+        if (ins < 0) return ts_error_set(err, -ins, "enumerate", 0, 0, "out of memory at layer %d", n + 1);
+        if (ins && push_key(&r->next, &r->nn, &r->capn, k))
+          return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n + 1);
+      }
+      if ((i & 4095) == 0) report(r, "layers", n + 1, r->nn, i, r->nf);
+    }
+    r->stats.defender_by_len[n + 1] = r->nn;
+    tmp = r->frontier;
+    tcap = r->capf;
+    r->frontier = r->next;
+    r->capf = r->capn;
+    r->nf = r->nn;
+    r->next = tmp;
+    r->capn = tcap;
+    if (r->nf == 0) break;
+  }
+  return TS_OK;
+#undef ul
+}
+
+int retro_run(Retro *r, TsError *err) {
+  uint64_t t0 = now_ms();
+  r->nf = 0;
+  int rc = gen_mates(r, err);
+  if (rc) return rc;
+  uint64_t t1 = now_ms();
+  r->stats.ms_mates = t1 - t0;
+  rc = run_layers(r, err);
+  r->stats.ms_layers = now_ms() - t1;
+  r->stats.entries = r->used;
+  r->stats.table_bytes = r->cap * (sizeof(Key) + sizeof(uint16_t));
+  return rc;
+}
+
+/* ---------- classification ---------- */
+
+static int value_of(Retro *r, const Position *pos, int64_t *slot) {
+  int64_t i = table_find(r, key_of(pos));
+  if (slot) *slot = i;
+  return i < 0 ? -1 : (int)(r->vals[i] & VAL_LEN_MASK);
+}
+
+static bool line_leftover(Retro *r, Position *pos);
+
+/* Attacker to move with value n: the checks that reach a mate, the shortest first.
+ * best = a shortest check, preferring one whose line ends with an empty hand. */
+static Move attacker_best(Retro *r, Position *pos, int *nmates, int *shortest) {
+  MoveList l;
+  movegen_checks(pos, &l);
+  int best = 1 << 20, cnt = 0;
+  Move bm = MOVE_NONE;
+  bool bm_left = true;
+  for (int i = 0; i < l.size; i++) {
+    Undo u;
+    pos_do_move(pos, l.moves[i], &u);
+    int v = value_of(r, pos, NULL);
+    bool left = false;
+    if (v >= 0 && v + 1 <= best) left = line_leftover(r, pos);
+    pos_undo_move(pos, l.moves[i], &u);
+    if (v < 0) continue;
+    cnt++;
+    if (v < best || (v == best && bm_left && !left)) {
+      best = v;
+      bm = l.moves[i];
+      bm_left = left;
+    }
+  }
+  *nmates = cnt;
+  *shortest = best + 1;
+  return bm;
+}
+
+/* Defender to move: the longest reply, preferring one whose line leaves no attacker piece. */
+static Move defender_best(Retro *r, Position *pos, int *nsame) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  int best = -1;
+  Move bm = MOVE_NONE;
+  bool bm_left = true;
+  int same = 0;
+  for (int i = 0; i < l.size; i++) {
+    Undo u;
+    pos_do_move(pos, l.moves[i], &u);
+    int v = value_of(r, pos, NULL);
+    bool left = v >= best ? line_leftover(r, pos) : true;
+    pos_undo_move(pos, l.moves[i], &u);
+    if (v > best) {
+      best = v;
+      bm = l.moves[i];
+      bm_left = left;
+      same = left ? 0 : 1;
+    } else if (v == best) {
+      if (!left) same++;
+      if (bm_left && !left) {
+        bm = l.moves[i];
+        bm_left = false;
+      }
+    }
+  }
+  *nsame = same;
+  return bm;
+}
+
+/* Does the main line from pos end with pieces in the attacker's hand? Memoised in the table. */
+static bool line_leftover(Retro *r, Position *pos) {
+  int64_t slot;
+  int v = value_of(r, pos, &slot);
+  if (v < 0) return true;
+  if (r->vals[slot] & VAL_LEFT_KNOWN) return (r->vals[slot] & VAL_LEFT) != 0;
+  bool left;
+  if (v == 0) {
+    left = pos->hand[BLACK] != 0;
+  } else {
+    Move m;
+    if (pos->side == BLACK) {
+      int nm, sh;
+      m = attacker_best(r, pos, &nm, &sh);
+    } else {
+      int ns;
+      m = defender_best(r, pos, &ns);
+    }
+    Undo u;
+    pos_do_move(pos, m, &u);
+    left = line_leftover(r, pos);
+    pos_undo_move(pos, m, &u);
+  }
+  r->vals[slot] |= VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0);
+  return left;
+}
+
+static void classify(Retro *r, const Position *start, int length, RetroProblem *pb) {
+  Position pos = *start;
+  pb->pos = *start;
+  pb->length = length;
+  pb->flags = 0;
+  pb->line_len = 0;
+  for (int ply = 0; ply < length && pb->line_len < RETRO_LINE_MAX; ply++) {
+    Move m;
+    if (pos.side == BLACK) {
+      int nm, sh;
+      m = attacker_best(r, &pos, &nm, &sh);
+      if (ply == 0) pb->root_mates = nm;
+      bool last = ply == length - 1;
+      if (nm > 1) pb->flags |= last ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+    } else {
+      int ns;
+      m = defender_best(r, &pos, &ns);
+      /* 変同 is not a flaw at the second-last ply */
+      if (ns > 1 && ply < length - 2) pb->flags |= RETRO_F_HENDOU;
+    }
+    pb->line[pb->line_len++] = m;
+    Undo u;
+    pos_do_move(&pos, m, &u);
+  }
+  if (pos.hand[BLACK]) pb->flags |= RETRO_F_KOMAAMARI;
+  bool complete = !(pb->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI));
+  /* a 1-move problem with two mating moves is not accepted */
+  if (length == 1 && pb->root_mates > 1) complete = false;
+  if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;
+  if (complete) pb->flags |= RETRO_F_COMPLETE;
+}
+
+/* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
+static bool is_minimal(Retro *r, const RetroProblem *pb) {
+  const Position *pos = &pb->pos;
+  for (int t = PAWN; t <= GOLD; t++) {
+    if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
+    Position q = *pos;
+    q.hand[BLACK] = hand_sub(q.hand[BLACK], (PieceType)t);
+    pos_give_remaining(&q, WHITE);
+    pos_finish_setup(&q);
+    int v = value_of(r, &q, NULL);
+    if (v != pb->length) continue;
+    RetroProblem sub;
+    classify(r, &q, v, &sub);
+    if ((sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len &&
+        memcmp(sub.line, pb->line, sizeof(Move) * (size_t)pb->line_len) == 0)
+      return false;
+  }
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  while (occ) {
+    Square s = bb_pop(&occ);
+    Position q = *pos;
+    pos_remove(&q, s);
+    q.hand[WHITE] = 0;
+    pos_give_remaining(&q, WHITE);
+    pos_finish_setup(&q);
+    if (q.checkers || pos_checkers_of(&q, WHITE)) continue;
+    int v = value_of(r, &q, NULL);
+    if (v != pb->length) continue;
+    RetroProblem sub;
+    classify(r, &q, v, &sub);
+    if (!(sub.flags & RETRO_F_COMPLETE) || sub.line_len != pb->line_len) continue;
+    bool same = true;
+    for (int i = 0; i < sub.line_len && same; i++) same = move_compact(sub.line[i]) == move_compact(pb->line[i]);
+    if (same) return false;
+  }
+  return true;
+}
+
+static bool material_is(const Position *pos, const int count[HAND_PT_NB]) {
+  int cnt[PT_NB] = {0};
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Piece p = pos->board[bb_pop(&occ)];
+    cnt[pt_demote(piece_type(p))]++;
+  }
+  for (int t = PAWN; t <= GOLD; t++)
+    if (cnt[t] + hand_count(pos->hand[BLACK], (PieceType)t) != count[t]) return false;
+  return true;
+}
+
+int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const RetroProblem *p, void *ctx),
+                          void *ctx) {
+  RetroProblem *pbp = &r->pb;
+#define pb (*pbp)
+  uint64_t done = 0;
+  for (uint64_t i = 0; i < r->cap; i++) {
+    Key k = r->keys[i];
+    if (!k || ((k >> 126) & 1)) continue;
+    int len = r->vals[i] & VAL_LEN_MASK;
+    Position pos;
+    key_decode(k, &pos);
+    if (!material_is(&pos, count)) continue;
+    classify(r, &pos, len, &pb);
+    if (pb.flags & RETRO_F_COMPLETE)
+      if (is_minimal(r, &pb)) pb.flags |= RETRO_F_MINIMAL;
+    int rc = cb(&pb, ctx);
+    if (rc) return rc;
+    if ((++done & 4095) == 0) report(r, "classify", len, done, i, r->cap);
+  }
+  return 0;
+#undef pb
+}

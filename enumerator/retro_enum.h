@@ -1,0 +1,97 @@
+/*
+ * retro_enum.h - retrograde enumeration of every tsume problem of a material.
+ *
+ * Phases, announced in order through the progress callback:
+ *   "mates"   every mate position (defender to move, in check, no reply) of
+ *             the material and of every sub-material reached by captures;
+ *   "layers"  layer n: un-move the attacker from the mates-in-(n-1) to get the
+ *             attacker-to-move positions with mate in exactly n; un-move the
+ *             defender from those and keep the positions all of whose replies
+ *             reach known mates (value 1 + the longest);
+ *   "classify" main line (shortest attack, longest defence, 駒余り tie-break),
+ *             yozume / 最終手余詰 / 駒余り / 変同 flags, minimality.
+ *
+ * Positions are held in memory as exact 128-bit keys of the canonical
+ * orientation (the smaller key of a position and its mirror), so each mirror
+ * pair is one entry. Mates longer than max_moves are not searched: a yozume
+ * whose alternative mate is longer than max_moves is not seen (documented in
+ * `tsume enumerate --help`).
+ *
+ * Use:
+ *   Retro *r; retro_create(&material, &opts, &r, &err);
+ *   retro_run(r, &err);
+ *   retro_foreach_problem(r, cb, ctx);   // every problem of the exact material
+ *   retro_free(r);
+ */
+#ifndef TSUME_RETRO_ENUM_H
+#define TSUME_RETRO_ENUM_H
+
+#include <stdint.h>
+
+#include "material.h"
+#include "position.h"
+
+#define RETRO_LINE_MAX 255
+#define RETRO_MAX_LEN 255
+
+/* Problem flags: the same bits as the database's TSDB_F_* (db/tsdb.h). */
+#define RETRO_F_COMPLETE (1u << 0)
+#define RETRO_F_YOZUME (1u << 1)
+#define RETRO_F_LAST_MOVE_ALT (1u << 2)
+#define RETRO_F_KOMAAMARI (1u << 3)
+#define RETRO_F_HENDOU (1u << 4)
+#define RETRO_F_MINIMAL (1u << 7)
+
+typedef struct {
+  const char *phase;
+  int layer;              /* plies of the layer being built */
+  uint64_t positions;     /* entries in the table */
+  uint64_t layer_new;     /* positions added by this layer so far */
+  uint64_t work_done, work_total; /* for rate and ETA within the phase */
+} RetroProgress;
+
+typedef struct {
+  int max_moves;          /* longest mate searched, in plies (odd); default 31 */
+  bool strict_last_move;  /* 最終手余詰 makes a problem incomplete */
+  void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
+  void *progress_ctx;
+} RetroOptions;
+
+typedef struct {
+  Position pos;           /* attacker (sente) to move, defender hand = the rest */
+  int length;             /* mate length in plies */
+  uint32_t flags;         /* RETRO_F_* */
+  int root_mates;         /* attacker moves at the root that lead to a known mate */
+  Move line[RETRO_LINE_MAX];
+  int line_len;
+} RetroProblem;
+
+typedef struct {
+  uint64_t mates;                         /* mate positions (all sub-materials) */
+  uint64_t attacker_by_len[RETRO_MAX_LEN + 1]; /* attacker-to-move entries by length, all sub-materials */
+  uint64_t defender_by_len[RETRO_MAX_LEN + 1];
+  uint64_t entries;
+  uint64_t table_bytes;
+  uint64_t ms_mates, ms_layers;
+  int last_layer;
+} RetroStats;
+
+typedef struct Retro Retro;
+
+int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError *err);
+void retro_free(Retro *r);
+/* Runs the mates and layers phases. */
+int retro_run(Retro *r, TsError *err);
+const RetroStats *retro_stats(const Retro *r);
+/*
+ * Calls cb for every attacker-to-move position with a mate whose material is
+ * exactly `count` (pieces of each kind on the board or in the attacker's hand),
+ * classified; in a fixed order. cb returns non-zero to stop (that value is returned).
+ */
+int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB],
+                          int (*cb)(const RetroProblem *p, void *ctx), void *ctx);
+/* Looks a position up: attacker to move -> mate length (odd), defender to move ->
+ * plies to mate (even); -1 when not a known mate. */
+int retro_lookup(Retro *r, const Position *pos);
+
+#endif

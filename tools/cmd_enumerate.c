@@ -1,0 +1,253 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "encode.h"
+#include "material.h"
+#include "retro_enum.h"
+#include "tsdb.h"
+
+static const char ENUM_HELP[] =
+    "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
+    "                       [--strict-last-move] [--resume] [--stats] [--batch N]\n"
+    "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
+    "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
+    "\n"
+    "SPEC names the attacker-side pieces: N4 (桂図式), G2P1, S2P1, S1N2, S1N1P1, G4S4\n"
+    "(金銀図式), or a range on one kind such as N1-4 (each count stored). Each piece of\n"
+    "the spec is on the board (either side, promoted or not where legal) or in the\n"
+    "attacker's hand; every other piece (kings excepted) is in the defender's hand;\n"
+    "the defender's king is on the board and the attacker has none. A problem is an\n"
+    "attacker-to-move position, defender not in check, with a mate; each mirror pair\n"
+    "is stored once. Kinds supported: P N S G (ranging pieces R B L are not yet).\n"
+    "\n"
+    "  --max-moves N       longest mate searched, in plies (default 31). A yozume whose\n"
+    "                      alternative mate is longer than N is not seen.\n"
+    "  --strict-last-move  alternatives at the last move (最終手余詰) make a problem\n"
+    "                      incomplete (1-move problems always need a unique mate)\n"
+    "  --resume            continue a run that was interrupted: the records already\n"
+    "                      committed are kept and the rest is written\n"
+    "  --stats             print time per phase, positions per layer, peak memory and\n"
+    "                      database size\n"
+    "  --threads N         accepted; the enumeration runs on one thread\n"
+    "  --batch N           records per write transaction (default 20000)\n";
+
+#define RULE_STRICT_LAST 1u
+
+typedef struct {
+  uint64_t t0, last;
+  bool tty;
+} Progress;
+
+static void on_progress(const RetroProgress *p, void *ctx) {
+  Progress *pr = ctx;
+  uint64_t now = cli_now_ms();
+  if (now - pr->last < (pr->tty ? 250u : 2000u)) return;
+  pr->last = now;
+  double el = (double)(now - pr->t0) / 1000.0;
+  double frac = p->work_total ? (double)p->work_done / (double)p->work_total : 0;
+  fprintf(stderr, "%s%-8s layer %3d  positions %12llu  new %10llu  %5.1f%%  %.1fs  rss %ld MB%s",
+          pr->tty ? "\r" : "", p->phase, p->layer, (unsigned long long)p->positions,
+          (unsigned long long)p->layer_new, 100.0 * frac, el, cli_peak_rss_kb() / 1024, pr->tty ? "" : "\n");
+  fflush(stderr);
+}
+
+typedef struct {
+  TsDb *db;
+  TsRecord *batch;
+  size_t n, cap;
+  uint64_t seen, skip, written;
+  uint64_t by_len[RETRO_MAX_LEN + 1][4]; /* all, complete, minimal complete, yozume */
+  uint64_t komaamari[RETRO_MAX_LEN + 1];
+  int rc;
+  TsError err;
+  Progress *pr;
+} Writer;
+
+static int flush_batch(Writer *w) {
+  if (!w->n) return TS_OK;
+  uint64_t ck = w->written + w->n;
+  uint8_t blob[8];
+  for (int i = 0; i < 8; i++) blob[i] = (uint8_t)(ck >> (56 - 8 * i));
+  int rc = tsdb_put_batch(w->db, w->batch, w->n, blob, sizeof blob, &w->err);
+  if (rc) return rc;
+  w->written = ck;
+  w->n = 0;
+  return TS_OK;
+}
+
+static int on_problem(const RetroProblem *p, void *ctx) {
+  Writer *w = ctx;
+  int len = p->length;
+  w->by_len[len][0]++;
+  if (p->flags & RETRO_F_COMPLETE) w->by_len[len][1]++;
+  if ((p->flags & RETRO_F_COMPLETE) && (p->flags & RETRO_F_MINIMAL)) w->by_len[len][2]++;
+  if (p->flags & RETRO_F_YOZUME) w->by_len[len][3]++;
+  if (p->flags & RETRO_F_KOMAAMARI) w->komaamari[len]++;
+  if (w->seen++ < w->skip) return 0;
+  TsRecord *r = &w->batch[w->n];
+  bool mirrored;
+  r->key_len = (uint8_t)pos_canonical(&p->pos, r->key, &mirrored);
+  r->length = (uint16_t)len;
+  r->flags = p->flags;
+  r->root_mates = (uint8_t)(p->root_mates > 255 ? 255 : p->root_mates);
+  r->line_len = (uint16_t)p->line_len;
+  for (int i = 0; i < p->line_len; i++)
+    r->line[i] = move_compact(mirrored ? move_mirror(p->line[i]) : p->line[i]);
+  r->ext_len = 0;
+  if (++w->n == w->cap) {
+    int rc = flush_batch(w);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int cmd_enumerate(int argc, char **argv) {
+  const char *spec = NULL, *path = NULL;
+  uint64_t max_moves = 31, threads = 1, batch = 20000;
+  bool resume = false, stats = false, strict = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(ENUM_HELP, stdout);
+      return 0;
+    } else if (!strcmp(a, "--pieces") && i + 1 < argc) {
+      spec = argv[++i];
+    } else if (!strcmp(a, "--db") && i + 1 < argc) {
+      path = argv[++i];
+    } else if (!strcmp(a, "--max-moves") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &max_moves) || max_moves < 1 || max_moves > RETRO_MAX_LEN)
+        return cli_usage_error("enumerate", "--max-moves needs a number from 1 to %d", RETRO_MAX_LEN);
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > 256)
+        return cli_usage_error("enumerate", "--threads needs a number from 1 to 256");
+    } else if (!strcmp(a, "--batch") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &batch) || batch < 1 || batch > 1000000)
+        return cli_usage_error("enumerate", "--batch needs a number from 1 to 1000000");
+    } else if (!strcmp(a, "--resume")) {
+      resume = true;
+    } else if (!strcmp(a, "--stats")) {
+      stats = true;
+    } else if (!strcmp(a, "--strict-last-move")) {
+      strict = true;
+    } else {
+      return cli_usage_error("enumerate", "unknown or incomplete option '%s'", a);
+    }
+  }
+  if (!spec) return cli_usage_error("enumerate", "missing --pieces SPEC");
+  if (!path) return cli_usage_error("enumerate", "missing --db PATH");
+  Material mat;
+  TsError err;
+  int rc = material_parse(spec, &mat, &err);
+  if (rc) return cli_fail("enumerate", &err);
+
+  TsDbMeta meta;
+  memset(&meta, 0, sizeof meta);
+  snprintf(meta.material, sizeof meta.material, "%s", spec);
+  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | ((uint32_t)max_moves << 8);
+  bool exists = access(path, F_OK) == 0;
+  if (exists && !resume) {
+    fprintf(stderr, "tsume enumerate: %s already exists; use --resume to continue it or choose another path\n", path);
+    return 2;
+  }
+  TsDb *db;
+  rc = tsdb_open(path, TSDB_CREATE | TSDB_NOSYNC, &meta, &db, &err);
+  if (rc) return cli_fail("enumerate", &err);
+  uint64_t skip = 0;
+  if (resume) {
+    uint8_t blob[8];
+    size_t blen = 0;
+    rc = tsdb_checkpoint_get(db, blob, sizeof blob, &blen, &err);
+    if (rc == TS_OK && blen == 8) {
+      for (int i = 0; i < 8; i++) skip = skip << 8 | blob[i];
+    } else if (rc != TS_ERR_NOTFOUND && rc != TS_OK) {
+      tsdb_close(db);
+      return cli_fail("enumerate", &err);
+    }
+    if (skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)skip);
+  }
+  if (threads > 1) fprintf(stderr, "note: --threads %llu accepted, running on one thread\n", (unsigned long long)threads);
+
+  Progress pr = {cli_now_ms(), 0, isatty(2)};
+  RetroOptions ro = {(int)max_moves, strict, on_progress, &pr};
+  Retro *r;
+  rc = retro_create(&mat, &ro, &r, &err);
+  if (rc) {
+    tsdb_close(db);
+    return cli_fail("enumerate", &err);
+  }
+  uint64_t t0 = cli_now_ms();
+  rc = retro_run(r, &err);
+  if (rc) {
+    retro_free(r);
+    tsdb_close(db);
+    return cli_fail("enumerate", &err);
+  }
+  uint64_t t1 = cli_now_ms();
+  Writer w;
+  memset(&w, 0, sizeof w);
+  w.db = db;
+  w.cap = (size_t)batch;
+  w.batch = calloc(w.cap, sizeof *w.batch);
+  w.skip = skip;
+  w.written = skip;
+  w.pr = &pr;
+  if (!w.batch) {
+    retro_free(r);
+    tsdb_close(db);
+    fprintf(stderr, "tsume enumerate: out of memory\n");
+    return 3;
+  }
+  /* every count of a range, smallest first */
+  int count[HAND_PT_NB];
+  memcpy(count, mat.count, sizeof count);
+  PieceType rk = PT_NONE;
+  for (int t = PAWN; t <= GOLD; t++)
+    if (mat.min_count[t] != mat.count[t]) rk = (PieceType)t;
+  int lo = rk ? mat.min_count[rk] : 0, hi = rk ? mat.count[rk] : 0;
+  for (int c = lo; c <= hi && !rc; c++) {
+    if (rk) count[rk] = c;
+    rc = retro_foreach_problem(r, count, on_problem, &w);
+  }
+  if (!rc) rc = flush_batch(&w);
+  if (!rc) rc = tsdb_sync(db, &w.err);
+  uint64_t t2 = cli_now_ms();
+  if (pr.tty) fprintf(stderr, "\n");
+  if (rc) {
+    free(w.batch);
+    retro_free(r);
+    tsdb_close(db);
+    return cli_fail("enumerate", &w.err);
+  }
+  const RetroStats *st = retro_stats(r);
+  printf("material %s: %llu problems stored in %s (max %d plies)\n", spec, (unsigned long long)w.seen, path,
+         (int)max_moves);
+  printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");
+  for (int len = 1; len <= RETRO_MAX_LEN; len++)
+    if (w.by_len[len][0])
+      printf("%6d %10llu %10llu %10llu %10llu %10llu\n", len, (unsigned long long)w.by_len[len][0],
+             (unsigned long long)w.by_len[len][1], (unsigned long long)w.by_len[len][2],
+             (unsigned long long)w.by_len[len][3], (unsigned long long)w.komaamari[len]);
+  if (stats) {
+    TsDbStats ds;
+    memset(&ds, 0, sizeof ds);
+    tsdb_stats(db, &ds, NULL);
+    printf("time: mates %.2f s, layers %.2f s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
+           st->ms_layers / 1000.0, (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
+    printf("mate positions %llu; table entries %llu (%.1f MB)\n", (unsigned long long)st->mates,
+           (unsigned long long)st->entries, st->table_bytes / 1048576.0);
+    printf("positions per layer (all sub-materials): ");
+    for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++) {
+      uint64_t v = (n & 1) ? st->attacker_by_len[n] : st->defender_by_len[n];
+      printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)v);
+    }
+    printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
+           ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
+  }
+  free(w.batch);
+  retro_free(r);
+  tsdb_close(db);
+  return 0;
+}
