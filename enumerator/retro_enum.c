@@ -574,61 +574,71 @@ static int value_of(Retro *r, const Position *pos, int64_t *slot) {
 
 static bool line_leftover(Retro *r, Position *pos);
 
-/* Attacker to move with value n: the checks that reach a mate, the shortest first.
- * best = a shortest check, preferring one whose line ends with an empty hand. */
+/* Values of the children of pos after each move of l (-1 when not a known mate). */
+static void child_values(Retro *r, Position *pos, const MoveList *l, int *vals) {
+  for (int i = 0; i < l->size; i++) {
+    Undo u;
+    pos_do_move(pos, l->moves[i], &u);
+    vals[i] = value_of(r, pos, NULL);
+    pos_undo_move(pos, l->moves[i], &u);
+  }
+}
+
+static bool child_leftover(Retro *r, Position *pos, Move m) {
+  Undo u;
+  pos_do_move(pos, m, &u);
+  bool left = line_leftover(r, pos);
+  pos_undo_move(pos, m, &u);
+  return left;
+}
+
+/* Attacker to move: counts the checks that reach a known mate; returns a shortest
+ * one, preferring one whose line ends with an empty hand. Only children one ply
+ * shorter are followed, so the recursion through line_leftover ends. */
 static Move attacker_best(Retro *r, Position *pos, int *nmates, int *shortest) {
   MoveList l;
+  int vals[MAX_MOVES];
   movegen_checks(pos, &l);
+  child_values(r, pos, &l, vals);
   int best = 1 << 20, cnt = 0;
-  Move bm = MOVE_NONE;
-  bool bm_left = true;
-  for (int i = 0; i < l.size; i++) {
-    Undo u;
-    pos_do_move(pos, l.moves[i], &u);
-    int v = value_of(r, pos, NULL);
-    bool left = false;
-    if (v >= 0 && v + 1 <= best) left = line_leftover(r, pos);
-    pos_undo_move(pos, l.moves[i], &u);
-    if (v < 0) continue;
-    cnt++;
-    if (v < best || (v == best && bm_left && !left)) {
-      best = v;
-      bm = l.moves[i];
-      bm_left = left;
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] >= 0) {
+      cnt++;
+      if (vals[i] < best) best = vals[i];
     }
-  }
+  Move bm = MOVE_NONE;
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] == best) {
+      if (bm == MOVE_NONE) bm = l.moves[i];
+      if (!child_leftover(r, pos, l.moves[i])) {
+        bm = l.moves[i];
+        break;
+      }
+    }
   *nmates = cnt;
   *shortest = best + 1;
   return bm;
 }
 
-/* Defender to move: the longest reply, preferring one whose line leaves no attacker piece. */
+/* Defender to move: the longest reply, preferring one whose line leaves no attacker
+ * piece; *nsame counts the longest replies whose line leaves none. */
 static Move defender_best(Retro *r, Position *pos, int *nsame) {
   MoveList l;
+  int vals[MAX_MOVES];
   movegen_legal(pos, &l);
+  child_values(r, pos, &l, vals);
   int best = -1;
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] > best) best = vals[i];
   Move bm = MOVE_NONE;
-  bool bm_left = true;
   int same = 0;
-  for (int i = 0; i < l.size; i++) {
-    Undo u;
-    pos_do_move(pos, l.moves[i], &u);
-    int v = value_of(r, pos, NULL);
-    bool left = v >= best ? line_leftover(r, pos) : true;
-    pos_undo_move(pos, l.moves[i], &u);
-    if (v > best) {
-      best = v;
-      bm = l.moves[i];
-      bm_left = left;
-      same = left ? 0 : 1;
-    } else if (v == best) {
-      if (!left) same++;
-      if (bm_left && !left) {
-        bm = l.moves[i];
-        bm_left = false;
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] == best) {
+      if (bm == MOVE_NONE) bm = l.moves[i];
+      if (!child_leftover(r, pos, l.moves[i])) {
+        if (same++ == 0) bm = l.moves[i];
       }
     }
-  }
   *nsame = same;
   return bm;
 }
