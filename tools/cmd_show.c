@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "diagram.h"
 #include "encode.h"
 #include "sfen.h"
 
@@ -11,25 +12,6 @@ static const char SHOW_HELP[] =
     "  --mirror     reflect left-right (file f <-> 10-f) first\n"
     "  --canonical  take the canonical orientation (the smaller key of the position\n"
     "               and its mirror) and print the key in hex\n";
-
-static void print_diagram(const Position *pos) {
-  static const char *KANJI[PT_NB] = {"", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
-                                     "と", "杏", "圭", "全", "馬", "龍"};
-  printf("  ９ ８ ７ ６ ５ ４ ３ ２ １\n+---------------------------+\n");
-  static const char *RANKS[10] = {"", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
-  for (int r = 1; r <= 9; r++) {
-    printf("|");
-    for (int f = 9; f >= 1; f--) {
-      Piece p = pos->board[sq_make(f, r)];
-      if (!p)
-        printf(" ・");
-      else
-        printf("%s%s", piece_color(p) == WHITE ? "v" : " ", KANJI[piece_type(p)]);
-    }
-    printf("|%s\n", RANKS[r]);
-  }
-  printf("+---------------------------+\n");
-}
 
 int cmd_show(int argc, char **argv) {
   bool mirror = false, canonical = false;
@@ -62,7 +44,9 @@ int cmd_show(int argc, char **argv) {
     klen = pos_canonical(&pos, key, &m);
     if (m) pos_mirror(&pos, &pos);
   }
-  print_diagram(&pos);
+  char diagram[DIAGRAM_MAX];
+  diagram_write(&pos, diagram, sizeof diagram);
+  fputs(diagram, stdout);
   char sfen[SFEN_MAX];
   sfen_write(&pos, sfen, sizeof sfen);
   printf("sfen %s\n", sfen);

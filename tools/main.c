@@ -8,12 +8,24 @@
 #include "cli.h"
 
 int cmd_perft(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_usi(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_enumerate(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 static const CliCommand COMMANDS[] = {
     {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
     {"enumerate", cmd_enumerate, "build the database of every problem of a material (retrograde)"},
+    {"solve", cmd_solve, "solve a tsume problem: mate length, main line (df-pn, PDS, multi-path)"},
+    {"usi", cmd_usi, "USI mate engine for GUIs (go mate)"},
+    {"bench", cmd_bench, "solver speed on a fixed problem list (Nodes searched, Nodes/second)"},
+    {"query", cmd_query, "list or count the problems of a database (by length, flag)"},
+    {"export", cmd_export, "write problems of a database as KIF (with 変化) or SFEN"},
+    {"verify", cmd_verify, "re-solve every complete work of a database forward"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
 };
 

@@ -1,19 +1,34 @@
 /*
- * source.h - reading a problem from a file: .sfen (first non-comment line),
- * .kif/.kifu (KIF with a BOD), .csa. Errors name the file, line and column.
+ * source.h - reading a problem from a file, chosen by the extension (any case):
+ *   .kifu  KIF, UTF-8 unless the file declares otherwise (core/kif.h);
+ *   .kif   KIF, encoding declared by the file, else detected (UTF-8 if the bytes
+ *          are valid UTF-8, else CP932);
+ *   .csa   CSA V2.2 / V3.0, first record (core/csa.h);
+ *   other  SFEN text: the first line that is neither empty nor a '#' comment,
+ *          optionally followed by " moves <usi>...".
+ * Errors name the file, line and column as the readers report them.
  */
 #ifndef TSUME_SOURCE_H
 #define TSUME_SOURCE_H
 
 #include "position.h"
 
-/* Loads the start position of the problem in `path`. If line is not NULL and the
- * file carries a main line, its moves are stored there (up to 2048) with *line_n set. */
+/* A main line: moves[0..n), legal in sequence from the start position. */
 typedef struct {
   Move moves[2048];
   int n;
 } SourceLine;
 
+/*
+ * Loads the start position of the problem in `path` into *pos. If line is not
+ * NULL it receives the main line (KIF: the first child at every ply, up to the
+ * special move; CSA: every move; SFEN: the "moves" part), n = 0 when there is none.
+ * Returns TS_OK, or with err filled:
+ *   TS_ERR_IO       the file cannot be opened or read, or is larger than 64 MiB;
+ *   TS_ERR_PARSE    malformed text, a main line longer than 2048 moves;
+ *   TS_ERR_ILLEGAL  impossible position or illegal move (line and column of the reader);
+ *   TS_ERR_NOMEM.
+ */
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err);
 
 #endif

@@ -1,0 +1,686 @@
+/*
+ * dfpn.c - the df-pn engine (Nagai 2002) for tsume rules, shared by every
+ * search of the solver (first proof, "mate within L" questions, PDS, multi-path).
+ *
+ * A node is the working position s->pos plus a length budget `len` (plies the
+ * attacker may still use; TT_LEN_INF = unbounded) and, at an OR node reached by
+ * a candidate futile drop, the drop square `futsq` (see CHILD_VIRTUAL).
+ *
+ * Children carry cached (pn, dn, len, hand); the node loop picks the best child
+ * (least pn at OR nodes, least dn at AND nodes) with the usual df-pn thresholds,
+ * the second-best bound widened by 1/4 (the 1+epsilon trick) to cut thrashing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mate1.h"
+#include "movegen.h"
+#include "search.h"
+
+uint64_t solver_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* ---------------------------------------------------------------- hands */
+
+static inline Hand hand_max2(Hand a, Hand b) {
+  Hand r = 0;
+  for (int t = PAWN; t <= GOLD; t++) {
+    int x = hand_count(a, (PieceType)t), y = hand_count(b, (PieceType)t);
+    r = hand_set(r, (PieceType)t, x > y ? x : y);
+  }
+  return r;
+}
+
+static inline Hand hand_min2(Hand a, Hand b) {
+  Hand r = 0;
+  for (int t = PAWN; t <= GOLD; t++) {
+    int x = hand_count(a, (PieceType)t), y = hand_count(b, (PieceType)t);
+    r = hand_set(r, (PieceType)t, x < y ? x : y);
+  }
+  return r;
+}
+
+/* ---------------------------------------------------------------- keys */
+
+uint64_t search_key(const Solver *s, int futsq) {
+  uint64_t k = s->pos.board_key ^ s->salt;
+  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  return k ? k : 1;
+}
+
+uint64_t search_full_key(const Position *pos, Color attacker) {
+  return pos->board_key ^ mix64((uint64_t)pos->hand[attacker] * 2654435761u + 17);
+}
+
+static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
+  return mix64(pk ^ ((uint64_t)move_compact(m) << 1 | (virt ? 1u : 0u)) ^ 0x1234567ULL) + pk * 3;
+}
+
+/* ---------------------------------------------------------------- repetition table */
+
+static void rep_add(Solver *s, uint64_t pk) {
+  RepTable *r = &s->rep;
+  size_t i = pk & r->mask;
+  for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
+    if (r->gen[i] != r->cur || r->key[i] == pk) {
+      r->gen[i] = r->cur;
+      r->key[i] = pk;
+      return;
+    }
+  }
+  r->gen[pk & r->mask] = r->cur; /* full: overwrite (the table is allowed to forget) */
+  r->key[pk & r->mask] = pk;
+}
+
+static bool rep_has(const Solver *s, uint64_t pk) {
+  const RepTable *r = &s->rep;
+  size_t i = pk & r->mask;
+  for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
+    if (r->gen[i] != r->cur) return false;
+    if (r->key[i] == pk) return true;
+  }
+  return false;
+}
+
+/* ---------------------------------------------------------------- path */
+
+static inline void path_push(Solver *s, int depth, uint64_t full) {
+  s->path_full[depth] = full;
+  s->rep_filter[full & ((1u << REP_BITS) - 1)]++;
+}
+
+static inline void path_pop(Solver *s, int depth) {
+  s->rep_filter[s->path_full[depth] & ((1u << REP_BITS) - 1)]--;
+}
+
+/* Is `full` one of the positions at depths [0, depth)? */
+static inline bool path_has(const Solver *s, int depth, uint64_t full) {
+  if (!s->rep_filter[full & ((1u << REP_BITS) - 1)]) return false;
+  for (int d = depth - 2; d >= 0; d -= 2) /* same side to move only */
+    if (s->path_full[d] == full) return true;
+  return false;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+void search_begin(Solver *s, Color attacker, bool futile) {
+  Position *pos = &s->pos;
+  s->attacker = attacker;
+  int total[HAND_PT_NB] = {0};
+  for (Square q = 0; q < SQ_NB; q++)
+    if (pos->board[q] && piece_type(pos->board[q]) != KING) total[pt_demote(piece_type(pos->board[q]))]++;
+  uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker);
+  for (int t = PAWN; t <= GOLD; t++) {
+    total[t] += hand_count(pos->hand[BLACK], (PieceType)t) + hand_count(pos->hand[WHITE], (PieceType)t);
+    salt = mix64(salt ^ ((uint64_t)total[t] << (t * 5)));
+  }
+  /* the board key's bit 0 is the side to move: keep it out of the salt */
+  s->salt = salt & ~1ULL;
+  s->futile = futile;
+  s->depth_hit = false;
+  s->rep.cur++;
+  if (s->rep.cur == 0) {
+    memset(s->rep.gen, 0, (s->rep.mask + 1) * sizeof *s->rep.gen);
+    s->rep.cur = 1;
+  }
+  /* rep_filter needs no reset: every push is popped, even when a search stops */
+  s->arena_top = 0;
+}
+
+void search_check_limits(Solver *s) {
+  if (s->stopped) return;
+  if (s->opt.stop && *s->opt.stop) {
+    s->stopped = true;
+    s->stop_reason = "stop";
+    return;
+  }
+  if (s->node_limit && s->nodes >= s->node_limit) {
+    s->stopped = true;
+    s->stop_reason = "nodes";
+    return;
+  }
+  if (s->deadline_ms || s->opt.progress) {
+    uint64_t now = solver_now_ms();
+    if (s->deadline_ms && now >= s->deadline_ms) {
+      s->stopped = true;
+      s->stop_reason = "time";
+      return;
+    }
+    if (s->opt.progress && now >= s->next_progress_ms) {
+      s->next_progress_ms = now + (s->opt.progress_ms ? s->opt.progress_ms : 1000);
+      s->opt.progress(s->opt.progress_ctx, s->nodes, now - s->start_ms, tt_hashfull(&s->tt));
+    }
+  }
+}
+
+static inline bool search_abort(Solver *s) {
+  if (s->budget_stop && s->nodes + ((s->tt_probes * s->probe_w1024) >> 10) >= s->budget_stop) s->budget_hit = true;
+  return s->stopped || s->budget_hit;
+}
+
+/* ---------------------------------------------------------------- rules helpers */
+
+Bitboard search_distant_check(const Position *pos) {
+  Square k = pos->king[pos->side];
+  if (k == SQ_NONE || !pos->checkers || bb_more_than_one(pos->checkers)) return 0;
+  Square c = bb_lsb(pos->checkers);
+  PieceType t = piece_type(pos->board[c]);
+  if (t != LANCE && t != BISHOP && t != ROOK && t != HORSE && t != DRAGON) return 0;
+  return BETWEEN[k][c];
+}
+
+/* Squares where the defender (to move, in check) could interpose, 0 for none. */
+static inline Bitboard interpose_squares(const Position *pos) {
+  Square k = pos->king[pos->side];
+  if (k == SQ_NONE || !pos->checkers || bb_more_than_one(pos->checkers)) return 0;
+  return BETWEEN[k][bb_lsb(pos->checkers)];
+}
+
+/* At an AND node: pieces of a kind the defender lacks could become interpositions
+ * if the attacker held fewer, so a proof must keep all of them. */
+static inline Hand and_proof_fix(const Position *pos, Color attacker, Hand ph) {
+  if (!interpose_squares(pos)) return ph;
+  Hand def = pos->hand[color_flip(attacker)], att = pos->hand[attacker];
+  for (int t = PAWN; t <= GOLD; t++)
+    if (!hand_has(def, (PieceType)t) && hand_has(att, (PieceType)t))
+      ph = hand_set(ph, (PieceType)t, hand_count(att, (PieceType)t));
+  return ph;
+}
+
+Hand search_mate_proof_hand(const Position *pos, Color attacker) { return and_proof_fix(pos, attacker, 0); }
+
+void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned) {
+  pos_do_move(pos, capture, u);
+  PieceType t = pt_demote(piece_type(u->captured));
+  Color mover = color_flip(pos->side);
+  pos->hand[mover] = hand_sub(pos->hand[mover], t);
+  pos->hand[pos->side] = hand_add(pos->hand[pos->side], t);
+  *returned = t;
+}
+
+void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType returned) {
+  Color mover = color_flip(pos->side);
+  pos->hand[pos->side] = hand_sub(pos->hand[pos->side], returned);
+  pos->hand[mover] = hand_add(pos->hand[mover], returned);
+  pos_undo_move(pos, capture, u);
+}
+
+/* ---------------------------------------------------------------- arithmetic */
+
+static inline uint32_t sat_add(uint32_t a, uint32_t b) {
+  uint64_t x = (uint64_t)a + b;
+  return x > PN_MAX ? PN_MAX : (uint32_t)x;
+}
+
+static inline uint32_t widen(uint32_t second) {
+  if (second >= PN_MAX) return PN_INF - 1;
+  uint64_t x = (uint64_t)second + 1 + second / 4;
+  return x >= PN_INF - 1 ? PN_INF - 1 : (uint32_t)x;
+}
+
+static inline int child_len(int len, bool virt) {
+  if (len >= TT_LEN_INF) return TT_LEN_INF;
+  return virt ? len + 1 : len - 1;
+}
+
+/* ---------------------------------------------------------------- children */
+
+static bool arena_reserve(Solver *s, size_t n) {
+  if (s->arena_top + n <= s->arena_cap) return true;
+  size_t cap = s->arena_cap * 2;
+  while (cap < s->arena_top + n) cap *= 2;
+  Child *a = realloc(s->arena, cap * sizeof *a);
+  if (!a) return false;
+  s->arena = a;
+  s->arena_cap = cap;
+  return true;
+}
+
+/* Fills c's cached state from the table (or the path) with the child position on s->pos. */
+static void child_lookup(Solver *s, Child *c, int len, int depth, uint64_t pk) {
+  Position *pos = &s->pos;
+  bool virt = c->flags & CHILD_VIRTUAL;
+  Undo u;
+  PieceType ret = PT_NONE;
+  if (virt)
+    search_virtual_do(pos, c->move, &u, &ret);
+  else
+    pos_do_move(pos, c->move, &u);
+  int clen = child_len(len, virt);
+  int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
+  uint64_t full = search_full_key(pos, s->attacker);
+  if (path_has(s, depth + 1, full)) {
+    c->pn = PN_INF;
+    c->dn = 0;
+    c->len = TT_LEN_INF;
+    c->hand = 0;
+    c->flags |= CHILD_REP;
+  } else {
+    TTProbe p;
+    tt_probe(&s->tt, search_key(s, cfut), pos->hand[s->attacker], clen, &p);
+    s->tt_probes++;
+    if ((p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt))) {
+      c->pn = PN_INF;
+      c->dn = 0;
+      c->len = TT_LEN_INF;
+      c->hand = 0;
+      c->flags |= CHILD_REP;
+    } else {
+      c->pn = p.pn;
+      c->dn = p.dn;
+      c->len = p.len;
+      c->hand = p.hand;
+      c->flags &= (uint8_t)~CHILD_REP;
+    }
+  }
+  if (virt)
+    search_virtual_undo(pos, c->move, &u, ret);
+  else
+    pos_undo_move(pos, c->move, &u);
+}
+
+/* Static order: at OR nodes captures and promotions near the king first, drops of
+ * strong pieces adjacent to the king next; at AND nodes captures of the checker,
+ * then king moves, then interpositions by moves, then drops (cheap ones first). */
+static uint32_t order_key(const Position *pos, Move m, bool or_node) {
+  Square to = move_to(m);
+  if (or_node) {
+    Square ek = pos->king[color_flip(pos->side)];
+    int d = ek == SQ_NONE ? 0 : abs(sq_file(to) - sq_file(ek)) + abs(sq_rank(to) - sq_rank(ek));
+    uint32_t k = (uint32_t)d * 4;
+    if (!move_is_drop(m) && pos->board[to]) k -= k > 2 ? 2 : k;
+    if (move_is_promote(m)) k += 0;
+    else if (!move_is_drop(m) && pt_can_promote(piece_type(move_piece(m))) &&
+             (bb_test(BB_ZONE[pos->side], to) || bb_test(BB_ZONE[pos->side], move_from(m))))
+      k += 3; /* a non-promotion where promotion was possible: rarely best */
+    return k;
+  }
+  if (move_is_drop(m)) return 100 + (uint32_t)move_drop_type(m);
+  if (pos->board[to]) return 0;
+  if (piece_type(move_piece(m)) == KING) return 10;
+  return 20;
+}
+
+/* ---------------------------------------------------------------- the node */
+
+static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int depth, uint64_t pk, int futsq);
+
+static SearchResult result_make(uint32_t pn, uint32_t dn, int len, Hand h, bool rep) {
+  SearchResult r = {pn, dn, (int16_t)len, h, rep};
+  return r;
+}
+
+static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int depth, uint64_t pk, int futsq) {
+  Position *pos = &s->pos;
+  const Color att = s->attacker;
+  s->nodes++;
+  if (depth > s->sel_depth) s->sel_depth = depth;
+  if ((s->nodes & 1023) == 0) search_check_limits(s);
+  if (depth >= SOLVER_MAX_DEPTH - 2) {
+    s->depth_hit = true;
+    return result_make(PN_INF, 0, TT_LEN_INF, 0, true);
+  }
+  const bool or_node = pos->side == att;
+  const Hand hand = pos->hand[att];
+  const uint64_t key = search_key(s, futsq);
+  const uint64_t nodes0 = s->nodes;
+  const bool bounded = len < TT_LEN_INF;
+
+  TTProbe self;
+  tt_probe(&s->tt, key, hand, len, &self);
+  s->tt_probes++;
+  if (self.pn == 0 || self.dn == 0) return result_make(self.pn, self.dn, self.len, self.hand, false);
+
+  MoveList *ml = &s->scratch; /* expansion finishes before any recursion */
+  size_t base = s->arena_top;
+  int n = 0;
+  bool len_cut = false;
+  SearchResult res;
+
+  if (or_node) {
+    movegen_checks(pos, ml);
+    bool real_ok = !bounded || len >= 1;
+    if (!ml->size) {
+      /* no check at all: more of a kind already held adds no check, a new kind might */
+      Hand def = pos->hand[color_flip(att)], dp = 0;
+      for (int t = PAWN; t <= GOLD; t++)
+        if (hand_has(hand, (PieceType)t))
+          dp = hand_set(dp, (PieceType)t, hand_count(hand, (PieceType)t) + hand_count(def, (PieceType)t));
+      res = result_make(PN_INF, 0, TT_LEN_INF, dp, false);
+      goto store;
+    }
+    if (real_ok && s->opt.use_mate1) {
+      for (int i = 0; i < ml->size; i++) {
+        Undo u;
+        Move m = ml->moves[i];
+        pos_do_move(pos, m, &u);
+        bool esc = mate1_has_evasion(pos);
+        Hand ph = esc ? 0 : search_mate_proof_hand(pos, att);
+        pos_undo_move(pos, m, &u);
+        if (!esc) {
+          if (move_is_drop(m)) {
+            ph = hand_add(ph, move_drop_type(m));
+          } else if (pos->board[move_to(m)]) {
+            PieceType ct = pt_demote(piece_type(pos->board[move_to(m)]));
+            if (hand_has(ph, ct)) ph = hand_sub(ph, ct);
+          }
+          res = result_make(0, PN_INF, 1, ph, false);
+          tt_store(&s->tt, key, hand, len, 0, PN_INF, ph, 1, 1, move_compact(m));
+          return res;
+        }
+      }
+    }
+    if (!arena_reserve(s, (size_t)ml->size * 2)) {
+      s->stopped = true;
+      s->stop_reason = "memory";
+      return result_make(self.pn, self.dn, 0, hand, false);
+    }
+    Child *ch = s->arena + base;
+    for (int i = 0; i < ml->size; i++) {
+      Move m = ml->moves[i];
+      uint32_t ok = order_key(pos, m, true);
+      if (real_ok) ch[n++] = (Child){m, 1, 1, 0, 0, 0, 0, ok};
+      if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
+        ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, ok};
+    }
+    if (!real_ok) len_cut = true;
+  } else {
+    movegen_evasions(pos, ml);
+    if (!ml->size) {
+      Hand ph = search_mate_proof_hand(pos, att);
+      res = result_make(0, PN_INF, 0, ph, false);
+      goto store;
+    }
+    Bitboard fut = s->futile ? search_distant_check(pos) : 0;
+    if (!arena_reserve(s, (size_t)ml->size)) {
+      s->stopped = true;
+      s->stop_reason = "memory";
+      return result_make(self.pn, self.dn, 0, hand, false);
+    }
+    Child *ch = s->arena + base;
+    for (int i = 0; i < ml->size; i++) {
+      Move m = ml->moves[i];
+      uint8_t fl = (fut && move_is_drop(m)) ? CHILD_FUTCAND : 0;
+      if (!fl && bounded && len < 2) {
+        /* a real defence the budget cannot answer */
+        res = result_make(PN_INF, 0, len, hand, false);
+        goto store;
+      }
+      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key(pos, m, false)};
+    }
+  }
+  s->arena_top = base + (size_t)n;
+
+  if (n == 0) {
+    /* OR node whose real moves the budget forbids and without virtual moves */
+    res = result_make(PN_INF, 0, len, hand, false);
+    s->arena_top = base;
+    goto store;
+  }
+
+  for (int i = 0; i < n; i++) child_lookup(s, &s->arena[base + (size_t)i], len, depth, pk);
+
+  /* The best move of the table entry goes first among equals. */
+  if (self.best) {
+    for (int i = 0; i < n; i++)
+      if (move_compact(s->arena[base + (size_t)i].move) == self.best) {
+        s->arena[base + (size_t)i].order = 0;
+        break;
+      }
+  }
+
+  uint32_t pn = 1, dn = 1;
+  int best = -1;
+  for (;;) {
+    Child *ch = s->arena + base;
+    /* aggregate */
+    uint32_t sum = 0, min1 = PN_INF, min2 = PN_INF;
+    best = -1;
+    if (or_node) {
+      for (int i = 0; i < n; i++) {
+        Child *c = &ch[i];
+        sum = sat_add(sum, c->dn);
+        if (best < 0) {
+          min1 = c->pn;
+          best = i;
+        } else if (c->pn < min1 || (c->pn == min1 && c->order < ch[best].order)) {
+          min2 = min1;
+          min1 = c->pn;
+          best = i;
+        } else if (c->pn < min2) {
+          min2 = c->pn;
+        }
+      }
+      pn = min1;
+      dn = sum;
+      if (pn == 0) dn = PN_INF;
+      if (pn >= PN_INF) dn = 0;
+    } else {
+      for (int i = 0; i < n; i++) {
+        Child *c = &ch[i];
+        sum = sat_add(sum, c->pn);
+        if (best < 0) {
+          min1 = c->dn;
+          best = i;
+        } else if (c->dn < min1 || (c->dn == min1 && c->order < ch[best].order)) {
+          min2 = min1;
+          min1 = c->dn;
+          best = i;
+        } else if (c->dn < min2) {
+          min2 = c->dn;
+        }
+      }
+      dn = min1;
+      pn = sum;
+      if (dn == 0) pn = PN_INF;
+      if (dn >= PN_INF) pn = 0;
+    }
+    if (pn == 0 || dn == 0 || pn >= thpn || dn >= thdn || search_abort(s)) break;
+
+    Child *c = &ch[best];
+    uint32_t cthpn, cthdn;
+    if (or_node) {
+      cthpn = s->pds_mode ? thpn : (thpn < widen(min2) ? thpn : widen(min2));
+      cthdn = thdn >= PN_INF - 1 ? PN_INF - 1 : thdn - dn + c->dn;
+    } else {
+      cthdn = s->pds_mode ? thdn : (thdn < widen(min2) ? thdn : widen(min2));
+      cthpn = thpn >= PN_INF - 1 ? PN_INF - 1 : thpn - pn + c->pn;
+    }
+    Move m = c->move;
+    bool virt = c->flags & CHILD_VIRTUAL;
+    int cfut = (c->flags & CHILD_FUTCAND) ? move_to(m) : -1;
+    Undo u;
+    PieceType ret = PT_NONE;
+    if (virt)
+      search_virtual_do(pos, m, &u, &ret);
+    else
+      pos_do_move(pos, m, &u);
+    path_push(s, depth + 1, search_full_key(pos, att));
+    SearchResult r = mid(s, cthpn, cthdn, child_len(len, virt), depth + 1, path_next(pk, m, virt), cfut);
+    path_pop(s, depth + 1);
+    if (virt)
+      search_virtual_undo(pos, m, &u, ret);
+    else
+      pos_undo_move(pos, m, &u);
+    c = &s->arena[base + (size_t)best];
+    c->pn = r.pn;
+    c->dn = r.dn;
+    c->len = r.len;
+    c->hand = r.hand;
+    if (r.dn == 0 && r.rep)
+      c->flags |= CHILD_REP;
+    else
+      c->flags &= (uint8_t)~CHILD_REP;
+  }
+
+  {
+    Child *ch = s->arena + base;
+    if (pn == 0) {
+      if (or_node) {
+        /* the proven child with the shortest mate */
+        int bi = -1, bl = 0;
+        for (int i = 0; i < n; i++) {
+          if (ch[i].pn != 0) continue;
+          int l = (ch[i].flags & CHILD_VIRTUAL) ? ch[i].len - 1 : ch[i].len + 1;
+          if (bi < 0 || l < bl) bi = i, bl = l;
+        }
+        Move m = ch[bi].move;
+        Hand ph = ch[bi].hand;
+        if (!(ch[bi].flags & CHILD_VIRTUAL)) {
+          if (move_is_drop(m)) {
+            ph = hand_add(ph, move_drop_type(m));
+          } else if (pos->board[move_to(m)]) {
+            PieceType ct = pt_demote(piece_type(pos->board[move_to(m)]));
+            if (hand_has(ph, ct)) ph = hand_sub(ph, ct);
+          }
+        }
+        ph = hand_min2(ph, hand);
+        res = result_make(0, PN_INF, bl, ph, false);
+        best = bi;
+      } else {
+        int ml_ = 0;
+        Hand ph = 0;
+        for (int i = 0; i < n; i++) {
+          if (ch[i].len + 1 > ml_) ml_ = ch[i].len + 1;
+          ph = hand_max2(ph, ch[i].hand);
+        }
+        if (ml_ < 0) ml_ = 0;
+        ph = hand_min2(and_proof_fix(pos, att, ph), hand);
+        res = result_make(0, PN_INF, ml_, ph, false);
+      }
+    } else if (dn == 0) {
+      if (or_node) {
+        int nl = len_cut ? len : TT_LEN_INF;
+        Hand dp = 0x7fffffffu & ~HAND_BORROW_MASK; /* "every count": reduced below */
+        bool rep = false;
+        for (int i = 0; i < n; i++) {
+          Child *c = &ch[i];
+          rep |= (c->flags & CHILD_REP) != 0;
+          int l;
+          Hand h = c->hand;
+          if (c->flags & CHILD_VIRTUAL) {
+            l = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len - 1;
+          } else {
+            l = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len + 1;
+            Move m = c->move;
+            if (c->flags & CHILD_REP) {
+              h = hand; /* a repetition: only the same hand is known */
+            } else if (move_is_drop(m)) {
+              h = hand_add(h, move_drop_type(m));
+            } else if (pos->board[move_to(m)]) {
+              PieceType ct = pt_demote(piece_type(pos->board[move_to(m)]));
+              if (hand_has(h, ct)) h = hand_sub(h, ct);
+            }
+          }
+          if (c->flags & CHILD_VIRTUAL && c->flags & CHILD_REP) h = hand;
+          if (l < nl) nl = l;
+          dp = hand_min2(dp, h);
+        }
+        for (int t = PAWN; t <= GOLD; t++)
+          if (!hand_has(hand, (PieceType)t)) dp = hand_set(dp, (PieceType)t, 0);
+        if (!hand_ge(dp, hand)) dp = hand;
+        res = result_make(PN_INF, 0, nl, dp, rep);
+      } else {
+        int bi = -1;
+        for (int i = 0; i < n; i++) {
+          if (ch[i].dn != 0) continue;
+          if (bi < 0 || ((ch[bi].flags & CHILD_REP) && !(ch[i].flags & CHILD_REP)) ||
+              (((ch[bi].flags ^ ch[i].flags) & CHILD_REP) == 0 && ch[i].len > ch[bi].len))
+            bi = i;
+        }
+        Child *c = &ch[bi];
+        int nl = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len + 1;
+        if ((c->flags & CHILD_FUTCAND) && nl > len) nl = len;
+        Hand dp = (c->flags & CHILD_REP) ? hand : c->hand;
+        if (move_is_drop(c->move)) {
+          PieceType t = move_drop_type(c->move);
+          int cap = hand_count(hand, t) + hand_count(pos->hand[pos->side], t) - 1;
+          if (hand_count(dp, t) > cap) dp = hand_set(dp, t, cap);
+        }
+        if (!hand_ge(dp, hand)) dp = hand;
+        res = result_make(PN_INF, 0, nl, dp, (c->flags & CHILD_REP) != 0);
+        best = bi;
+      }
+    } else {
+      res = result_make(pn, dn, len, hand, false);
+    }
+  }
+  uint16_t best_move = best >= 0 ? move_compact(s->arena[base + (size_t)best].move) : 0;
+  s->arena_top = base;
+  {
+    uint64_t spent = s->nodes - nodes0 + self.amount;
+    uint32_t amount = spent > UINT32_MAX ? UINT32_MAX : (uint32_t)spent;
+    if (res.dn == 0 && res.rep) {
+      rep_add(s, pk);
+      tt_mark_rep(&s->tt, key, hand, len);
+    } else {
+      tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand, res.len, amount, best_move);
+    }
+    if (s->tt.used * 4 > s->tt.size * 3) tt_gc(&s->tt);
+  }
+  return res;
+
+store:
+  if (!(res.dn == 0 && res.rep)) tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand, res.len, 1, 0);
+  return res;
+}
+
+SearchResult search_root(Solver *s, uint32_t thpn, uint32_t thdn, int len) {
+  uint64_t full = search_full_key(&s->pos, s->attacker);
+  path_push(s, 0, full);
+  SearchResult r = mid(s, thpn, thdn, len, 0, 0x243f6a8885a308d3ULL, -1);
+  path_pop(s, 0);
+  return r;
+}
+
+SearchResult search_solve(Solver *s, int len) {
+  SearchResult r;
+  for (;;) {
+    r = search_root(s, PN_INF - 1, PN_INF - 1, len);
+    if (r.pn == 0 || r.dn == 0 || s->stopped) break;
+  }
+  return r;
+}
+
+SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32_t thdn, int len) {
+  Position *pos = &s->pos;
+  Undo undo[64];
+  uint64_t pk = 0x243f6a8885a308d3ULL;
+  if (n > 64) n = 64;
+  path_push(s, 0, search_full_key(pos, s->attacker));
+  int l = len;
+  for (int i = 0; i < n; i++) {
+    pk = path_next(pk, path[i], false);
+    pos_do_move(pos, path[i], &undo[i]);
+    path_push(s, i + 1, search_full_key(pos, s->attacker));
+    l = child_len(l, false);
+  }
+  SearchResult r;
+  uint64_t full = s->path_full[n];
+  if (n > 0 && path_has(s, n, full))
+    r = result_make(PN_INF, 0, TT_LEN_INF, 0, true);
+  else
+    r = mid(s, thpn, thdn, l, n, pk, -1);
+  for (int i = n - 1; i >= 0; i--) {
+    path_pop(s, i + 1);
+    pos_undo_move(pos, path[i], &undo[i]);
+  }
+  path_pop(s, 0);
+  return r;
+}
+
+void search_probe_pos(Solver *s, int len, TTProbe *out) {
+  tt_probe(&s->tt, search_key(s, -1), s->pos.hand[s->attacker], len, out);
+  s->tt_probes++;
+}

@@ -1,0 +1,363 @@
+/*
+ * pv.c - exact length, main line and line verification.
+ *
+ * Exactness: with a mate of length U known, ask "mate within U-2?" (bounded
+ * df-pn with the 無駄合 rule when enabled); a yes gives a shorter U, a no proves
+ * U exact.
+ *
+ * Main line for an exact length R, ply by ply:
+ *   OR node:  a check whose reply position is mated within R-1 (at the last
+ *             move, one that empties the attacker's hand when there is one);
+ *   AND node: leave out futile drops (the capture-and-hand-back position is
+ *             mated within R); the defences not mated within R-3 are the
+ *             longest; among several, the one whose own main line ends with an
+ *             empty attacker hand (駒余り tie-break), found by building those
+ *             lines (bounded by a budget so long problems stay cheap).
+ * A node with only futile drops left ends the line as mate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "search.h"
+
+int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen) {
+  if (s->stopped) return -1;
+  if (len < 0) return 0;
+  s->pos = *pos;
+  search_begin(s, attacker, s->opt.futile_rule);
+  SearchResult r = search_solve(s, len);
+  if (r.pn == 0) {
+    if (mlen) *mlen = r.len;
+    return 1;
+  }
+  if (r.dn == 0 && !(r.rep && s->depth_hit)) return 0;
+  if (!s->stopped) {
+    s->stopped = true;
+    s->stop_reason = "depth";
+  }
+  return -1;
+}
+
+/* The position of a futile-drop test: drop (any kind) on sq, capture with c, piece handed back. */
+static bool futile_square(Solver *s, const Position *pos, Color att, Square sq, Move any_drop, int R, int *err) {
+  Position p = *pos;
+  Undo u1;
+  pos_do_move(&p, any_drop, &u1);
+  MoveList caps;
+  movegen_checks(&p, &caps);
+  for (int i = 0; i < caps.size; i++) {
+    Move c = caps.moves[i];
+    if (move_is_drop(c) || move_to(c) != sq) continue;
+    Position q = p;
+    Undo u2;
+    PieceType ret;
+    search_virtual_do(&q, c, &u2, &ret);
+    int k = pv_mate_within(s, &q, att, R, NULL);
+    if (k < 0) {
+      *err = 1;
+      return false;
+    }
+    if (k == 1) return true;
+  }
+  return false;
+}
+
+/* Builds the main line of pos (exact length R) into out; returns its length or -1. */
+static int line_build(Solver *s, const Position *root, int R, Move *out, int cap) {
+  Position pos = *root;
+  Color att = root->side;
+  int n = 0;
+  MoveList ml;
+  for (;;) {
+    if (s->stopped || n >= cap) return -1;
+    if (pos.side == att) {
+      if (R < 1) return -1;
+      movegen_checks(&pos, &ml);
+      Move chosen = MOVE_NONE;
+      for (int i = 0; i < ml.size; i++) {
+        Position c = pos;
+        Undo u;
+        pos_do_move(&c, ml.moves[i], &u);
+        int k = pv_mate_within(s, &c, att, R - 1, NULL);
+        if (k < 0) return -1;
+        if (k == 1) {
+          if (R > 1 || hand_empty(c.hand[att])) {
+            chosen = ml.moves[i];
+            break;
+          }
+          if (chosen == MOVE_NONE) chosen = ml.moves[i];
+        }
+      }
+      if (chosen == MOVE_NONE) return -1;
+      Undo u;
+      pos_do_move(&pos, chosen, &u);
+      out[n++] = chosen;
+      R--;
+      continue;
+    }
+    /* AND node */
+    movegen_evasions(&pos, &ml);
+    if (ml.size == 0) return n;
+    Bitboard fut = s->opt.futile_rule ? search_distant_check(&pos) : 0;
+    Move cand[MAX_MOVES];
+    int nc = 0;
+    Bitboard checked = 0, futile_sq = 0;
+    for (int i = 0; i < ml.size; i++) {
+      Move m = ml.moves[i];
+      if (fut && move_is_drop(m)) {
+        Square sq = move_to(m);
+        if (!bb_test(checked, sq)) {
+          int err = 0;
+          checked |= bb_sq(sq);
+          if (futile_square(s, &pos, att, sq, m, R, &err)) futile_sq |= bb_sq(sq);
+          if (err) return -1;
+        }
+        if (bb_test(futile_sq, sq)) continue;
+      }
+      cand[nc++] = m;
+    }
+    if (nc == 0) return n; /* only futile drops: mate */
+    if (R < 2) return -1;
+    for (;;) {
+      Move longest[MAX_MOVES];
+      int nl = 0;
+      for (int i = 0; i < nc; i++) {
+        Position c = pos;
+        Undo u;
+        pos_do_move(&c, cand[i], &u);
+        int k = R - 3 >= 1 ? pv_mate_within(s, &c, att, R - 3, NULL) : 0;
+        if (k < 0) return -1;
+        if (k == 0) longest[nl++] = cand[i];
+      }
+      if (nl == 0) {
+        /* the length was only an upper bound here */
+        R -= 2;
+        if (R < 2) return -1;
+        continue;
+      }
+      Move chosen = longest[0];
+      if (nl > 1 && s->tie_budget > 0) {
+        /* 駒余り tie-break: prefer a defence whose line ends with the attacker's hand empty */
+        Move *sub = malloc((size_t)R * sizeof *sub);
+        if (sub) {
+          for (int i = 0; i < nl && s->tie_budget > 0; i++) {
+            s->tie_budget--;
+            Position c = pos;
+            Undo u;
+            pos_do_move(&c, longest[i], &u);
+            int k = line_build(s, &c, R - 1, sub, R);
+            if (k < 0) break;
+            Position e = c;
+            for (int j = 0; j < k; j++) {
+              Undo uu;
+              pos_do_move(&e, sub[j], &uu);
+            }
+            if (hand_empty(e.hand[att])) {
+              chosen = longest[i];
+              break;
+            }
+          }
+          free(sub);
+        }
+        if (s->stopped) return -1;
+      }
+      Undo u;
+      pos_do_move(&pos, chosen, &u);
+      out[n++] = chosen;
+      R--;
+      break;
+    }
+  }
+}
+
+/* Probe of the table for the position p (s->salt set for the attacker). */
+static void probe_pos(Solver *s, const Position *p, int futsq, TTProbe *out) {
+  Position keep = s->pos;
+  s->pos = *p;
+  uint64_t key = search_key(s, futsq);
+  s->pos = keep;
+  tt_probe(&s->tt, key, p->hand[s->attacker], TT_LEN_INF, out);
+}
+
+/* A line read from the proofs in the table only (no search): shortest proven
+ * check at OR nodes, longest proven defence at AND nodes. -1 when a proof is missing. */
+static int line_follow_table(Solver *s, const Position *root, int U, Move *out, int cap) {
+  Position pos = *root;
+  Color att = root->side;
+  s->pos = *root;
+  search_begin(s, att, s->opt.futile_rule);
+  int n = 0;
+  MoveList ml;
+  while (n < cap && n <= U + 64) {
+    if (pos.side == att) {
+      movegen_checks(&pos, &ml);
+      Move best = MOVE_NONE;
+      int bl = 0;
+      for (int i = 0; i < ml.size; i++) {
+        Position c = pos;
+        Undo u;
+        pos_do_move(&c, ml.moves[i], &u);
+        TTProbe p;
+        probe_pos(s, &c, -1, &p);
+        int l = p.pn == 0 ? p.len : (pos_is_mate(&c) ? 0 : -1);
+        if (l >= 0 && (best == MOVE_NONE || l < bl)) best = ml.moves[i], bl = l;
+      }
+      if (best == MOVE_NONE) return -1;
+      Undo u;
+      pos_do_move(&pos, best, &u);
+      out[n++] = best;
+    } else {
+      movegen_evasions(&pos, &ml);
+      if (ml.size == 0) return n;
+      Move best = MOVE_NONE;
+      int bl = -1;
+      for (int i = 0; i < ml.size; i++) {
+        Position c = pos;
+        Undo u;
+        pos_do_move(&c, ml.moves[i], &u);
+        TTProbe p;
+        probe_pos(s, &c, -1, &p);
+        if (p.pn != 0) {
+          /* a futile drop proven through its capture-and-hand-back position is no defence */
+          if (move_is_drop(ml.moves[i])) {
+            probe_pos(s, &c, move_to(ml.moves[i]), &p);
+            if (p.pn == 0) continue;
+          }
+          return -1;
+        }
+        if (p.len > bl) best = ml.moves[i], bl = p.len;
+      }
+      if (best == MOVE_NONE) return n;
+      Undo u;
+      pos_do_move(&pos, best, &u);
+      out[n++] = best;
+    }
+  }
+  return -1;
+}
+
+void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
+  int U = upper;
+  bool exact = false;
+  if (s->opt.prove_exact) {
+    for (;;) {
+      if (U - 2 < 1) {
+        exact = true;
+        break;
+      }
+      int m = 0;
+      int k = pv_mate_within(s, root, root->side, U - 2, &m);
+      if (k == 1) {
+        U = m < U - 2 ? m : U - 2;
+        continue;
+      }
+      if (k == 0) exact = true;
+      break;
+    }
+  } else {
+    /* the strict first proof may be longer than the length under the 無駄合 rule */
+    int m = 0;
+    if (pv_mate_within(s, root, root->side, U, &m) == 1 && m < U) U = m;
+  }
+  r->status = SOLVE_MATE;
+  r->length = U;
+  r->exact = exact;
+  r->pv_len = 0;
+  r->komaamari = false;
+  if (!exact && !r->stop_reason) r->stop_reason = s->stop_reason;
+  if (s->pv_cap < U + 8) {
+    Move *p = realloc(s->pv, (size_t)(U + 8) * sizeof *p);
+    if (!p) return;
+    s->pv = p;
+    s->pv_cap = U + 8;
+  }
+  int n = -1;
+  if (!s->stopped) {
+    s->tie_budget = 64;
+    n = line_build(s, root, U, s->pv, s->pv_cap);
+  }
+  if (n < 0) {
+    /* a limit stopped the search: follow the proofs left in the table instead */
+    n = line_follow_table(s, root, U, s->pv, s->pv_cap);
+    r->exact = false;
+    if (!r->stop_reason) r->stop_reason = s->stop_reason;
+  }
+  if (n < 0) return;
+  int bad = 0;
+  if (!solver_line_verify(root, s->pv, n, s->opt.futile_rule, &bad)) return;
+  Position e = *root;
+  for (int i = 0; i < n; i++) {
+    Undo u;
+    pos_do_move(&e, s->pv[i], &u);
+  }
+  r->pv = s->pv;
+  r->pv_len = n;
+  r->komaamari = !hand_empty(e.hand[root->side]);
+  if (n != U) {
+    r->exact = false; /* only when a line ends early on futile drops or comes from the table */
+    r->length = n;
+  }
+}
+
+/* ---------------------------------------------------------------- verification */
+
+/* Defender to move: mate, or (futile) every reply is a futile drop whose capture
+ * leaves a position that is itself mate in this sense. */
+static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int depth) {
+  if (!pos->checkers) return false;
+  MoveList ev;
+  movegen_evasions(pos, &ev);
+  if (ev.size == 0) return true;
+  if (!futile || depth > 8) return false;
+  Bitboard between = search_distant_check(pos);
+  if (!between) return false;
+  Bitboard done = 0;
+  for (int i = 0; i < ev.size; i++) {
+    Move d = ev.moves[i];
+    if (!move_is_drop(d)) return false;
+    Square sq = move_to(d);
+    if (bb_test(done, sq)) continue;
+    Position p = *pos;
+    Undo u;
+    pos_do_move(&p, d, &u);
+    MoveList caps;
+    movegen_checks(&p, &caps);
+    bool ok = false;
+    for (int j = 0; j < caps.size && !ok; j++) {
+      Move c = caps.moves[j];
+      if (move_is_drop(c) || move_to(c) != sq) continue;
+      Position q = p;
+      Undo u2;
+      PieceType ret;
+      search_virtual_do(&q, c, &u2, &ret);
+      ok = mated_modulo_futile(&q, att, futile, depth + 1);
+    }
+    if (!ok) return false;
+    done |= bb_sq(sq);
+  }
+  return true;
+}
+
+bool solver_line_verify(const Position *pos, const Move *line, int n, bool futile_rule, int *bad_ply) {
+  Position p = *pos;
+  Color att = p.side;
+  MoveList ml;
+  for (int i = 0; i < n; i++) {
+    movegen_legal(&p, &ml);
+    Move m = MOVE_NONE;
+    for (int j = 0; j < ml.size; j++)
+      if (move_compact(ml.moves[j]) == move_compact(line[i])) m = ml.moves[j];
+    if (m == MOVE_NONE || (p.side == att && !pos_gives_check(&p, m))) {
+      if (bad_ply) *bad_ply = i;
+      return false;
+    }
+    Undo u;
+    pos_do_move(&p, m, &u);
+  }
+  if (p.side == att || !mated_modulo_futile(&p, att, futile_rule, 0)) {
+    if (bad_ply) *bad_ply = n;
+    return false;
+  }
+  return true;
+}

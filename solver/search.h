@@ -1,0 +1,134 @@
+/*
+ * search.h - internals shared by the solver's files (not a public header).
+ *
+ * dfpn.c   the df-pn engine: node expansion, proof / disproof pieces,
+ *          repetition handling, length budgets, 無駄合 candidates
+ * pds.c    PDS and the multi-path simultaneous search (seed 004) on the same engine
+ * pv.c     exact length, main line, line verification
+ * solver.c the public API
+ */
+#ifndef TSUME_SOLVER_SEARCH_H
+#define TSUME_SOLVER_SEARCH_H
+
+#include "solver.h"
+#include "tt.h"
+
+#define SOLVER_MAX_DEPTH 6000
+#define REP_BITS 16
+
+/* The outcome of a node search. */
+typedef struct {
+  uint32_t pn, dn;
+  int16_t len; /* proven: mate length; disproven: no mate within len */
+  Hand hand;   /* proof / disproof hand when solved */
+  bool rep;    /* the disproof depends on the path (repetition or depth limit) */
+} SearchResult;
+
+/* One child of an expanded node. */
+typedef struct {
+  Move move;
+  uint32_t pn, dn;
+  int16_t len;
+  uint8_t flags; /* CHILD_* */
+  uint8_t pad;
+  Hand hand;
+  uint32_t order; /* static ordering key, smaller first on ties */
+} Child;
+
+enum {
+  CHILD_VIRTUAL = 1, /* capture of a candidate futile drop, piece handed back: budget len + 1 */
+  CHILD_FUTCAND = 2, /* a drop that may be futile: its OR node gets virtual children */
+  CHILD_REP = 4      /* disproven by a repetition / depth limit on the current path */
+};
+
+/* Path-keyed table of repetition disproofs (lossy; a generation number clears it). */
+typedef struct {
+  uint64_t *key;
+  uint32_t *gen;
+  size_t mask;
+  uint32_t cur;
+} RepTable;
+
+struct Solver {
+  SolverOptions opt;
+  TT tt;
+  RepTable rep;
+
+  /* per search */
+  Position pos;   /* working position */
+  Color attacker;
+  uint64_t salt;  /* mixes the attacker colour and the material into every key */
+  bool futile;    /* 無駄合 candidates get virtual children (bounded searches only) */
+  bool depth_hit;
+  int pds_mode;   /* 0 df-pn thresholds, 1 PDS thresholds (no second-best bound) */
+  int sel_depth;
+
+  /* limits and counters over one public call */
+  uint64_t nodes;
+  uint64_t node_limit;  /* absolute value of nodes at which to stop, 0 = none */
+  uint64_t budget_stop; /* multipath turn budget: stop when nodes reach it (0 = none) */
+  uint32_t probe_w1024; /* weight of a table probe in the budget, x1024 */
+  uint64_t tt_probes;
+  uint64_t start_ms, deadline_ms, next_progress_ms;
+  bool stopped;
+  bool budget_hit;
+  const char *stop_reason;
+
+  /* path */
+  uint64_t *path_full;
+  uint16_t *rep_filter; /* counts of full keys on the path, by low bits */
+  MoveList scratch;
+
+  /* children arena */
+  Child *arena;
+  size_t arena_cap, arena_top;
+
+  /* results */
+  Move *pv;
+  int pv_cap;
+  Move *line_buf;
+  int line_cap;
+  int tie_budget;
+};
+
+uint64_t solver_now_ms(void);
+
+/* dfpn.c */
+/* Prepares a search from s->pos for `attacker` (the root may be an OR or an AND
+ * node): salt, repetition table, depth flag. */
+void search_begin(Solver *s, Color attacker, bool futile);
+/* One df-pn iteration at the root with thresholds; len = budget (TT_LEN_INF = none). */
+SearchResult search_root(Solver *s, uint32_t thpn, uint32_t thdn, int len);
+/* Plays path[0..n) (n <= 64) from s->pos, searches that node with the thresholds,
+ * and comes back; the repetition history includes the path. */
+SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32_t thdn, int len);
+/* Table state of s->pos (unbounded OR/AND node of the current search). */
+void search_probe_pos(Solver *s, int len, TTProbe *out);
+/* Runs df-pn at the root until solved or stopped. */
+SearchResult search_solve(Solver *s, int len);
+/* Key of the current node (s->pos) for the table. */
+uint64_t search_key(const Solver *s, int futsq);
+void search_check_limits(Solver *s);
+/* A mate position's proof hand (defender to move, no reply). */
+Hand search_mate_proof_hand(const Position *pos, Color attacker);
+/* Is the (defender) node in check from one ranging piece at distance >= 2? Returns the
+ * between squares (0 if not). */
+Bitboard search_distant_check(const Position *pos);
+/* Full key (board, hands) for repetition tests. */
+uint64_t search_full_key(const Position *pos, Color attacker);
+/* Plays the capture of a futile-drop candidate and hands the piece back; undo with search_virtual_undo. */
+void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned);
+void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType returned);
+
+/* pds.c */
+SearchResult search_pds(Solver *s, int len);
+SearchResult search_multipath(Solver *s, int len);
+
+/* pv.c */
+/* Exact length and main line for a position known to mate within len (s->pos). */
+void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r);
+/* Bounded question on pos (attacker given; pos may be an AND node): mate within len?
+ * 1 yes (*mlen = length found), 0 no, -1 stopped. */
+int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen);
+
+#endif

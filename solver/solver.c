@@ -1,0 +1,187 @@
+#include "solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search.h"
+
+void solver_options_default(SolverOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->hash_mb = 64;
+  o->algo = SOLVER_ALGO_DFPN;
+  o->use_mate1 = true;
+  o->futile_rule = true;
+  o->prove_exact = true;
+  o->mp_threads = 3;
+  o->mp_base = 1000;
+  o->mp_leader = 1.5;
+  o->mp_tt_weight = 0.0;
+  o->mp_use_dn = true;
+  o->progress_ms = 1000;
+}
+
+static void solver_release(Solver *s) {
+  tt_release(&s->tt);
+  free(s->rep.key);
+  free(s->rep.gen);
+  free(s->path_full);
+  free(s->rep_filter);
+  free(s->arena);
+  free(s->pv);
+}
+
+Solver *solver_create(const SolverOptions *o) {
+  Solver *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  if (o)
+    s->opt = *o;
+  else
+    solver_options_default(&s->opt);
+  if (!s->opt.hash_mb) s->opt.hash_mb = 1;
+  size_t rep_n = (size_t)1 << 18;
+  s->rep.key = malloc(rep_n * sizeof *s->rep.key);
+  s->rep.gen = calloc(rep_n, sizeof *s->rep.gen);
+  s->rep.mask = rep_n - 1;
+  s->rep.cur = 1;
+  s->path_full = malloc(SOLVER_MAX_DEPTH * sizeof *s->path_full);
+  s->rep_filter = calloc((size_t)1 << REP_BITS, sizeof *s->rep_filter);
+  s->arena_cap = (size_t)1 << 16;
+  s->arena = malloc(s->arena_cap * sizeof *s->arena);
+  s->pv_cap = 1024;
+  s->pv = malloc((size_t)s->pv_cap * sizeof *s->pv);
+  if (!s->rep.key || !s->rep.gen || !s->path_full || !s->rep_filter || !s->arena || !s->pv ||
+      !tt_init(&s->tt, s->opt.hash_mb)) {
+    solver_release(s);
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void solver_free(Solver *s) {
+  if (!s) return;
+  solver_release(s);
+  free(s);
+}
+
+void solver_clear(Solver *s) { tt_clear(&s->tt); }
+
+int solver_set_options(Solver *s, const SolverOptions *o) {
+  size_t mb = o->hash_mb ? o->hash_mb : 1;
+  if (mb != s->opt.hash_mb) {
+    TT t;
+    if (!tt_init(&t, mb)) return TS_ERR_NOMEM;
+    tt_release(&s->tt);
+    s->tt = t;
+  }
+  s->opt = *o;
+  s->opt.hash_mb = mb;
+  return TS_OK;
+}
+
+const SolverOptions *solver_options(const Solver *s) { return &s->opt; }
+
+int solver_hashfull(const Solver *s) { return tt_hashfull(&s->tt); }
+
+const char *solver_algo_name(SolverAlgo a) {
+  switch (a) {
+  case SOLVER_ALGO_PDS: return "pds";
+  case SOLVER_ALGO_MULTIPATH: return "multipath";
+  default: return "dfpn";
+  }
+}
+
+bool solver_algo_parse(const char *name, SolverAlgo *a) {
+  if (!strcmp(name, "dfpn") || !strcmp(name, "df-pn")) *a = SOLVER_ALGO_DFPN;
+  else if (!strcmp(name, "pds")) *a = SOLVER_ALGO_PDS;
+  else if (!strcmp(name, "multipath") || !strcmp(name, "mp")) *a = SOLVER_ALGO_MULTIPATH;
+  else return false;
+  return true;
+}
+
+static void call_begin(Solver *s, SolveResult *r) {
+  memset(r, 0, sizeof *r);
+  r->status = SOLVE_UNKNOWN;
+  s->nodes = 0;
+  s->tt_probes = 0;
+  s->stopped = false;
+  s->budget_hit = false;
+  s->budget_stop = 0;
+  s->stop_reason = NULL;
+  s->sel_depth = 0;
+  s->start_ms = solver_now_ms();
+  s->deadline_ms = s->opt.time_ms ? s->start_ms + s->opt.time_ms : 0;
+  s->next_progress_ms = s->start_ms + (s->opt.progress_ms ? s->opt.progress_ms : 1000);
+  s->node_limit = s->opt.max_nodes;
+}
+
+static void call_end(Solver *s, SolveResult *r) {
+  r->nodes = s->nodes;
+  r->time_ms = solver_now_ms() - s->start_ms;
+  if (r->status == SOLVE_UNKNOWN && !r->stop_reason) r->stop_reason = s->stop_reason ? s->stop_reason : "unknown";
+  if (r->status != SOLVE_UNKNOWN && r->exact) r->stop_reason = NULL;
+  if (!r->pv) r->pv = s->pv;
+}
+
+static int check_input(const Position *pos) {
+  if (pos_checkers_of(pos, color_flip(pos->side))) return TS_ERR_ILLEGAL;
+  return TS_OK;
+}
+
+int solver_solve(Solver *s, const Position *pos, SolveResult *r) {
+  call_begin(s, r);
+  if (check_input(pos)) {
+    call_end(s, r);
+    return TS_ERR_ILLEGAL;
+  }
+  s->pos = *pos;
+  search_begin(s, pos->side, false);
+  SearchResult sr;
+  switch (s->opt.algo) {
+  case SOLVER_ALGO_PDS: sr = search_pds(s, TT_LEN_INF); break;
+  case SOLVER_ALGO_MULTIPATH: sr = search_multipath(s, TT_LEN_INF); break;
+  default: sr = search_solve(s, TT_LEN_INF); break;
+  }
+  r->first_nodes = s->nodes;
+  r->first_time_ms = solver_now_ms() - s->start_ms;
+  if (sr.pn == 0) {
+    r->first_length = sr.len;
+    pv_solve(s, pos, sr.len, r);
+  } else if (sr.dn == 0 && !(sr.rep && s->depth_hit)) {
+    r->status = SOLVE_NOMATE;
+  } else {
+    r->status = SOLVE_UNKNOWN;
+    r->stop_reason = s->depth_hit && !s->stop_reason ? "depth" : s->stop_reason;
+  }
+  call_end(s, r);
+  return TS_OK;
+}
+
+int solver_mate_within(Solver *s, const Position *pos, int max_plies, SolveResult *r) {
+  call_begin(s, r);
+  if (check_input(pos)) {
+    call_end(s, r);
+    return TS_ERR_ILLEGAL;
+  }
+  if (max_plies > TT_LEN_INF - 2) max_plies = TT_LEN_INF - 2;
+  int m = 0;
+  int k = pv_mate_within(s, pos, pos->side, max_plies, &m);
+  r->first_nodes = s->nodes;
+  r->first_time_ms = solver_now_ms() - s->start_ms;
+  if (k == 1) {
+    r->first_length = m;
+    if (s->opt.prove_exact) {
+      pv_solve(s, pos, m, r);
+    } else {
+      r->status = SOLVE_MATE;
+      r->length = m;
+      r->exact = false;
+    }
+  } else if (k == 0) {
+    r->status = SOLVE_NOMATE;
+  } else {
+    r->status = SOLVE_UNKNOWN;
+  }
+  call_end(s, r);
+  return TS_OK;
+}

@@ -1,0 +1,153 @@
+/*
+ * solver.h - forward tsume-shogi search: df-pn with a transposition table,
+ * exact main lines, and the PDS / multi-path variants of seed 004.
+ *
+ * Rules (design.md §2): the side to move in the given position is the
+ * attacker (sente or gote). Every attacker move gives check; the defender
+ * evades; a perpetual check is no mate. The attacker may have a king (real-game
+ * positions): then its moves must also be legal, which the move generator
+ * guarantees. The defender's hand is taken from the position as given.
+ *
+ * Typical use:
+ *   SolverOptions o;  solver_options_default(&o);  o.time_ms = 10000;
+ *   Solver *s = solver_create(&o);                 // NULL when out of memory
+ *   SolveResult r;
+ *   if (solver_solve(s, &pos, &r) == TS_OK && r.status == SOLVE_MATE)
+ *     ... r.length, r.exact, r.pv[0..r.pv_len) ...
+ *   solver_free(s);
+ *
+ * One Solver is one search context (table, buffers, statistics); it is not
+ * thread-safe, but different Solvers may run in different threads.
+ *
+ * ---- What the search does -------------------------------------------------
+ *  1. A first proof: df-pn (Nagai) over check / evasion moves, every
+ *     interposition counted. The table is keyed by the board (and side to
+ *     move) and holds the attacker's hand beside the key, so a proof found with
+ *     hand h also serves every hand >= h (and a disproof every hand <= h).
+ *     Proven entries keep proof pieces (the least hand the proof needs), disproven
+ *     ones disproof pieces. A repetition on the current path is no mate; such
+ *     path-dependent disproofs are never stored as real ones (they go to a small
+ *     table keyed by the path from the root), so the answer stays right under
+ *     graph-history interaction. The table is garbage-collected when it fills.
+ *  2. Exact length (prove_exact): "mate within L?" searches with L below the best
+ *     length found so far, until one fails: the length is then exact. When a
+ *     limit stops this, the answer is an upper bound (exact = false).
+ *  3. Main line: shortest attack, longest defence, among equally long defences
+ *     the one that leaves the attacker's hand empty (駒余り tie-break), 無駄合
+ *     defences not counted (futile_rule). The line is replayed and checked
+ *     (legal, every attacker move checks, ends in mate) before it is returned.
+ *
+ * ---- 無駄合 (futile interposition), the operational definition -------------
+ * At a defender node that is in check from one ranging piece (lance, bishop,
+ * rook, horse, dragon) standing at distance >= 2, a *drop* on a square between
+ * the checker and the king is futile at remaining length L when some attacker
+ * move captures the dropped piece with check and the position after that
+ * capture, with the captured piece put back into the defender's hand, is mated
+ * within L plies: the drop and its capture only add two plies and change
+ * nothing else. Futile drops are not defences: they are left out of the
+ * length and of the main line (a position whose only replies are futile drops
+ * counts as mate). Interpositions by a board move always count. This is the
+ * KomoringHeights idea (capture, take the piece out of the attacker's hand,
+ * still mate) with design.md's "same remaining length" as the bound.
+ * With futile_rule = false every interposition is a defence (the strict count
+ * used by e.g. the tanuki generator and the YaneuraOu mate engine).
+ */
+#ifndef TSUME_SOLVER_H
+#define TSUME_SOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "position.h"
+
+typedef enum { SOLVER_ALGO_DFPN, SOLVER_ALGO_PDS, SOLVER_ALGO_MULTIPATH } SolverAlgo;
+
+typedef struct {
+  size_t hash_mb;      /* transposition table size in MiB (default 64; at least 1) */
+  uint64_t max_nodes;  /* node limit over the whole call, 0 = none */
+  uint64_t time_ms;    /* time limit over the whole call, 0 = none */
+  SolverAlgo algo;     /* search for the first proof (default df-pn) */
+  bool use_mate1;      /* 1-ply mate test at OR nodes (default true) */
+  bool futile_rule;    /* 無駄合 rule for lengths and main lines (default true) */
+  bool prove_exact;    /* prove the length exact and build the main line (default true) */
+  volatile int *stop;  /* when non-NULL and *stop != 0 the search stops soon (e.g. USI "stop") */
+  /* multi-path (seed 004) parameters; solver_options_default sets the seed's best values */
+  int mp_threads;      /* pseudo-threads including the leader (3) */
+  int mp_base;         /* base budget in expanded nodes per turn (1000) */
+  double mp_leader;    /* leader priority: its budget is multiplied by this (1.5) */
+  double mp_tt_weight; /* weight of a table probe in the budget count (0: not counted) */
+  bool mp_use_dn;      /* budget from pn + dn (eq. 3) instead of pn only (eq. 2) (true) */
+  /* optional progress callback (e.g. USI "info" lines); called from inside the
+   * search about every progress_ms, with the nodes so far and the elapsed ms */
+  void (*progress)(void *ctx, uint64_t nodes, uint64_t ms, int hashfull_permille);
+  void *progress_ctx;
+  uint64_t progress_ms; /* 0 = 1000 */
+} SolverOptions;
+
+/* Fills o with the defaults above. */
+void solver_options_default(SolverOptions *o);
+
+typedef enum { SOLVE_MATE, SOLVE_NOMATE, SOLVE_UNKNOWN } SolveStatus;
+
+typedef struct {
+  SolveStatus status;
+  int length;             /* plies of the main line (SOLVE_MATE) */
+  bool exact;             /* length proven shortest (else an upper bound) */
+  Move *pv;               /* main line; owned by the Solver, valid until its next call or solver_free */
+  int pv_len;
+  bool komaamari;         /* the attacker still holds pieces at the end of the main line */
+  uint64_t nodes;         /* nodes visited by all searches of the call */
+  uint64_t time_ms;
+  uint64_t first_nodes;   /* nodes and time of the first proof (or of the whole search) */
+  uint64_t first_time_ms;
+  int first_length;       /* length of the first proof found (strict count; 0 if none) */
+  const char *stop_reason; /* for SOLVE_UNKNOWN (and an inexact length): "nodes", "time", "stop", "depth"; else NULL */
+} SolveResult;
+
+typedef struct Solver Solver;
+
+/* Makes a solver with a copy of *o (o may be NULL for the defaults). NULL when out of memory. */
+Solver *solver_create(const SolverOptions *o);
+void solver_free(Solver *s);
+/* Forgets everything learnt (the table); options stay. */
+void solver_clear(Solver *s);
+/* Changes the options of s; the table is resized (and cleared) if hash_mb changed.
+ * TS_OK or TS_ERR_NOMEM (then s keeps its old table). */
+int solver_set_options(Solver *s, const SolverOptions *o);
+const SolverOptions *solver_options(const Solver *s);
+
+/*
+ * Solves pos (side to move = attacker). Fills *r. Returns TS_OK (the search
+ * outcome, including "unknown", is in r) or TS_ERR_ILLEGAL when pos is not a
+ * position the solver accepts (the side not to move in check). The table is
+ * kept between calls (solver_clear forgets it); results never depend on it.
+ */
+int solver_solve(Solver *s, const Position *pos, SolveResult *r);
+
+/*
+ * The exact question "mate in <= max_plies under the rules of §2?" (with the
+ * 無駄合 rule when futile_rule is set). SOLVE_MATE: r->length is the length of
+ * a mate found (<= max_plies; exact and with a main line when prove_exact),
+ * SOLVE_NOMATE: no mate within max_plies, SOLVE_UNKNOWN: a limit stopped it.
+ */
+int solver_mate_within(Solver *s, const Position *pos, int max_plies, SolveResult *r);
+
+/* Table use in permille (for USI hashfull). */
+int solver_hashfull(const Solver *s);
+
+/* Name of an algorithm ("dfpn", "pds", "multipath") and the reverse (false if unknown). */
+const char *solver_algo_name(SolverAlgo a);
+bool solver_algo_parse(const char *name, SolverAlgo *a);
+
+/*
+ * Checks a line under the rules: every move legal, every attacker move (even
+ * plies from pos) gives check, and the final position is mate (with futile_rule,
+ * a position whose only replies are futile drops counts as mate). Returns true
+ * when it holds; *bad_ply (may be NULL) gets the 0-based ply of the first fault
+ * (n when only the final mate test fails).
+ */
+bool solver_line_verify(const Position *pos, const Move *line, int n, bool futile_rule, int *bad_ply);
+
+#endif

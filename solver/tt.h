@@ -1,0 +1,83 @@
+/*
+ * tt.h - the df-pn transposition table (internal to the solver).
+ *
+ * Entries are keyed by the board key (board + side to move, salted per
+ * search root, see dfpn.c) and keep the attacker's hand beside the key, so one
+ * lookup scans a small cluster and can answer from any entry of the same board:
+ *
+ *   proven  (pn = 0): hand = proof hand, len = length of the mate found;
+ *                     answers every query with hand >= proof hand and len >= mate length
+ *   disproven (dn = 0): hand = disproof hand, len = "no mate within len" (TT_LEN_INF = never);
+ *                     answers every query with hand <= disproof hand and len <= that
+ *   unknown:          hand = the node's hand, len = the length budget it was searched with;
+ *                     answers only the same hand and budget (pn, dn estimates)
+ *
+ * Layout of one entry (32 bytes):
+ *   key 64 | hand 32 | pn 32 | dn 32 | amount 32 | len 16 | best move 16 | flags 8 | pad 24
+ *
+ * Clusters are TT_CLUSTER consecutive entries starting at key % size. When a
+ * cluster is full the entry with the least search effort ("amount") is replaced;
+ * when the table is more than 3/4 full tt_gc drops the half with the least effort.
+ */
+#ifndef TSUME_SOLVER_TT_H
+#define TSUME_SOLVER_TT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+#define TT_CLUSTER 16
+#define TT_LEN_INF 30000
+#define PN_INF 0x7fffffffu
+#define PN_MAX (PN_INF - 2u) /* largest finite proof / disproof number */
+
+enum { TT_FLAG_REP = 1 }; /* the node was once disproven by a repetition on some path */
+
+typedef struct {
+  uint64_t key;
+  Hand hand;
+  uint32_t pn, dn;
+  uint32_t amount;
+  int16_t len;
+  uint16_t best;
+  uint8_t flags;
+  uint8_t pad[3];
+} TTEntry;
+
+typedef struct {
+  TTEntry *e;
+  size_t size; /* entries (plus TT_CLUSTER - 1 of padding after them) */
+  size_t used;
+} TT;
+
+typedef struct {
+  uint32_t pn, dn;
+  int16_t len;    /* mate length (proven), no-mate length (disproven) */
+  Hand hand;      /* proof / disproof hand when solved */
+  uint16_t best;  /* compact best move from the exact entry, 0 if none */
+  uint8_t flags;
+  uint32_t amount;
+  bool exact;     /* an unknown entry of this very hand and budget was found */
+} TTProbe;
+
+/* Allocates mb MiB (at least one cluster). false when out of memory. */
+bool tt_init(TT *tt, size_t mb);
+void tt_release(TT *tt);
+void tt_clear(TT *tt);
+/* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. */
+void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out);
+/* Stores the state of node (key, hand, len): unknown (pn, dn > 0) or a result
+ * (pn == 0: rhand = proof hand, rlen = mate length; dn == 0: disproof hand,
+ * no-mate length). The node's unknown entry is replaced by the result. */
+void tt_store(TT *tt, uint64_t key, Hand hand, int len, uint32_t pn, uint32_t dn, Hand rhand, int rlen,
+              uint32_t amount, uint16_t best);
+/* Sets TT_FLAG_REP on the node's entry (creating an unknown entry if needed). */
+void tt_mark_rep(TT *tt, uint64_t key, Hand hand, int len);
+/* Drops about half of the entries (those with the least effort). */
+void tt_gc(TT *tt);
+/* Use in permille. */
+int tt_hashfull(const TT *tt);
+
+#endif

@@ -1,0 +1,257 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "dbutil.h"
+#include "kif.h"
+#include "movegen.h"
+#include "sfen.h"
+#include "solver.h"
+
+static const char EXPORT_HELP[] =
+    "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
+    "                    (--kif DIR | --kif-file F | --sfen F) [--utf8] [--no-variations]\n"
+    "Writes problems of an enumerated database.\n"
+    "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
+    "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
+    "  --kif-file F     every problem in one file, records one after another (F ending in\n"
+    "                   .kifu is UTF-8, otherwise CP932)\n"
+    "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
+    "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
+    "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
+    "reply on the main line as a 変化 branch with its own shortest mate (found by the solver).\n"
+    "Every file written is read back with the KIF reader and replayed to mate.\n";
+
+typedef struct {
+  const char *dir, *kif_file, *sfen_file;
+  bool utf8, variations;
+  uint32_t need;
+  uint64_t limit, written, seen;
+  char material[64];
+  FILE *out;
+  Solver *solver;
+  int rc;
+  TsError err;
+} ExportCtx;
+
+/* Adds the other defender replies at each defender ply of the main line as 変化. */
+static int add_variations(ExportCtx *x, KifRecord *rec, const Position *start, const Move *line, int n) {
+  Position pos = *start;
+  KifNode *node = rec->root;
+  for (int ply = 0; ply < n; ply++) {
+    if (ply % 2 == 1 && ply < n - 1) {
+      MoveList l;
+      movegen_legal(&pos, &l);
+      for (int i = 0; i < l.size; i++) {
+        if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
+        Position p = pos;
+        Undo u;
+        pos_do_move(&p, l.moves[i], &u);
+        SolveResult r;
+        if (solver_solve(x->solver, &p, &r) != TS_OK || r.status != SOLVE_MATE) continue;
+        Move var[512];
+        int k = 0;
+        var[k++] = l.moves[i];
+        for (int j = 0; j < r.pv_len && k < 512; j++) var[k++] = r.pv[j];
+        KifNode *last;
+        int rc = kif_line_add(rec, node, var, k, KIF_SPECIAL_MATE, &last);
+        if (rc) return rc;
+      }
+    }
+    /* follow the main line */
+    KifNode *c = node->child;
+    while (c && move_compact(c->move) != move_compact(line[ply])) c = c->sibling;
+    if (!c) return TS_ERR_ILLEGAL;
+    node = c;
+    Undo u;
+    pos_do_move(&pos, line[ply], &u);
+  }
+  return TS_OK;
+}
+
+static const char *completeness(uint32_t f) {
+  if (f & TSDB_F_COMPLETE) return (f & TSDB_F_LAST_MOVE_ALT) ? "完全作（最終手余詰あり）" : "完全作";
+  if (f & TSDB_F_YOZUME) return "余詰";
+  if (f & TSDB_F_KOMAAMARI) return "駒余り";
+  return "不完全";
+}
+
+/* Reads a written KIF back and replays its main line: it must end in mate. */
+static int read_back(const char *bytes, size_t len, const char *where, int length, TsError *err) {
+  KifRecord rec;
+  int rc = kif_parse(bytes, len, KIF_ENC_AUTO, where, &rec, err);
+  if (rc) return rc;
+  Position pos = rec.start;
+  int n = 0;
+  for (KifNode *c = rec.root->child; c && c->special == KIF_SPECIAL_NONE; c = c->child) {
+    Undo u;
+    pos_do_move(&pos, c->move, &u);
+    n++;
+  }
+  kif_record_free(&rec);
+  if (n != length || !pos_is_mate(&pos))
+    return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "read back: %d moves, %s", n,
+                        pos_is_mate(&pos) ? "mate" : "no mate at the end");
+  return TS_OK;
+}
+
+static int export_one(const TsRecord *r, void *vctx) {
+  ExportCtx *x = vctx;
+  if ((r->flags & x->need) != x->need) return 0;
+  if (x->limit && x->written >= x->limit) return 1;
+  x->seen++;
+  Position pos;
+  static Move line[TSDB_LINE_MAX];
+  int n;
+  if (dbutil_record_decode(r, &pos, line, &n, &x->err)) return x->rc = x->err.code;
+  char id[96], name[160], num[16], sfen[SFEN_MAX], flags[256];
+  snprintf(id, sizeof id, "%s-%02u-%06llu", x->material, r->length, (unsigned long long)x->seen);
+  sfen_write(&pos, sfen, sizeof sfen);
+  dbutil_flags_format(r->flags, flags, sizeof flags);
+  if (x->sfen_file) {
+    fprintf(x->out, "%s\t%u\t%s\t", sfen, r->length, flags);
+    for (int i = 0; i < n; i++) {
+      char mv[8];
+      usi_move_write(line[i], mv);
+      fprintf(x->out, "%s%s", i ? " " : "", mv);
+    }
+    fprintf(x->out, "\n");
+    x->written++;
+    return 0;
+  }
+  KifRecord rec;
+  int rc = kif_record_init(&rec, &pos);
+  if (rc) return x->rc = ts_error_set(&x->err, rc, "export", 0, 0, "out of memory");
+  snprintf(name, sizeof name, "%s図式 %u手詰 #%llu", x->material, r->length, (unsigned long long)x->seen);
+  snprintf(num, sizeof num, "%u", r->length);
+  kif_header_add(&rec, "作品番号", id);
+  kif_header_add(&rec, "作品名", name);
+  kif_header_add(&rec, "作者", "tsume enumerate");
+  kif_header_add(&rec, "手数", num);
+  kif_header_add(&rec, "完全性", completeness(r->flags));
+  kif_header_add(&rec, "SFEN", sfen);
+  KifNode *last;
+  rc = kif_line_add(&rec, rec.root, line, n, KIF_SPECIAL_MATE, &last);
+  if (!rc && x->variations) rc = add_variations(x, &rec, &pos, line, n);
+  char *bytes = NULL;
+  size_t len = 0;
+  KifEncoding enc = x->utf8 ? KIF_ENC_UTF8 : KIF_ENC_CP932;
+  if (!rc) rc = kif_write(&rec, enc, "tsume " TSUME_VERSION, &bytes, &len, &x->err);
+  kif_record_free(&rec);
+  if (rc) {
+    free(bytes);
+    if (!x->err.msg[0]) ts_error_set(&x->err, rc, id, 0, 0, "cannot build the KIF record");
+    return x->rc = rc;
+  }
+  char path[4096];
+  if (x->dir)
+    snprintf(path, sizeof path, "%s/%s.%s", x->dir, id, x->utf8 ? "kifu" : "kif");
+  else
+    snprintf(path, sizeof path, "%s", x->kif_file);
+  rc = read_back(bytes, len, path, r->length, &x->err);
+  if (rc) {
+    free(bytes);
+    return x->rc = rc;
+  }
+  FILE *f = x->dir ? fopen(path, "wb") : x->out;
+  if (!f) {
+    free(bytes);
+    return x->rc = ts_error_set(&x->err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+  }
+  bool bad = fwrite(bytes, 1, len, f) != len;
+  if (!x->dir && !bad) bad = fputs(x->utf8 ? "\n" : "\r\n", f) < 0;
+  if (x->dir) bad |= fclose(f) != 0;
+  free(bytes);
+  if (bad) return x->rc = ts_error_set(&x->err, TS_ERR_IO, path, 0, 0, "write failed: %s", strerror(errno));
+  x->written++;
+  return 0;
+}
+
+int cmd_export(int argc, char **argv) {
+  const char *path = NULL;
+  uint64_t moves = 0;
+  bool have_moves = false;
+  ExportCtx x;
+  memset(&x, 0, sizeof x);
+  x.variations = true;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(EXPORT_HELP, stdout);
+      return 0;
+    } else if (!strcmp(a, "--db") && i + 1 < argc) {
+      path = argv[++i];
+    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+        return cli_usage_error("export", "--moves needs a number from 1 to 65535");
+      have_moves = true;
+    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &x.limit)) return cli_usage_error("export", "--limit needs a number");
+    } else if (!strcmp(a, "--complete")) {
+      x.need |= TSDB_F_COMPLETE;
+    } else if (!strcmp(a, "--minimal")) {
+      x.need |= TSDB_F_MINIMAL;
+    } else if (!strcmp(a, "--kif") && i + 1 < argc) {
+      x.dir = argv[++i];
+    } else if (!strcmp(a, "--kif-file") && i + 1 < argc) {
+      x.kif_file = argv[++i];
+    } else if (!strcmp(a, "--sfen") && i + 1 < argc) {
+      x.sfen_file = argv[++i];
+    } else if (!strcmp(a, "--utf8")) {
+      x.utf8 = true;
+    } else if (!strcmp(a, "--no-variations")) {
+      x.variations = false;
+    } else {
+      return cli_usage_error("export", "unknown or incomplete option '%s'", a);
+    }
+  }
+  if (!path) return cli_usage_error("export", "missing --db PATH");
+  if (!!x.dir + !!x.kif_file + !!x.sfen_file != 1)
+    return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F");
+  if (x.kif_file) {
+    size_t l = strlen(x.kif_file);
+    x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
+  }
+  TsDb *db;
+  TsError err;
+  int rc = dbutil_open_ro(path, &db, &err);
+  if (rc) return cli_fail("export", &err);
+  TsDbMeta meta;
+  if (tsdb_meta_get(db, &meta, &err) == TS_OK) snprintf(x.material, sizeof x.material, "%s", meta.material);
+  if (x.dir && mkdir(x.dir, 0777) != 0 && errno != EEXIST) {
+    tsdb_close(db);
+    ts_error_set(&err, TS_ERR_IO, x.dir, 0, 0, "cannot create directory: %s", strerror(errno));
+    return cli_fail("export", &err);
+  }
+  const char *outp = x.kif_file ? x.kif_file : x.sfen_file;
+  if (outp) {
+    x.out = fopen(outp, "wb");
+    if (!x.out) {
+      tsdb_close(db);
+      ts_error_set(&err, TS_ERR_IO, outp, 0, 0, "cannot write: %s", strerror(errno));
+      return cli_fail("export", &err);
+    }
+  }
+  SolverOptions so;
+  solver_options_default(&so);
+  so.hash_mb = 16;
+  so.time_ms = 2000;
+  x.solver = solver_create(&so);
+  if (!x.solver) {
+    tsdb_close(db);
+    if (x.out) fclose(x.out);
+    fprintf(stderr, "tsume export: out of memory\n");
+    return 3;
+  }
+  rc = tsdb_foreach(db, have_moves ? (int)moves : -1, export_one, &x, &err);
+  solver_free(x.solver);
+  tsdb_close(db);
+  if (x.out && fclose(x.out) != 0 && !x.rc) x.rc = ts_error_set(&x.err, TS_ERR_IO, outp, 0, 0, "write failed");
+  if (x.rc) return cli_fail("export", &x.err);
+  if (rc && rc != 1) return cli_fail("export", &err);
+  fprintf(stderr, "exported %llu problem(s)\n", (unsigned long long)x.written);
+  return x.written ? 0 : 1;
+}

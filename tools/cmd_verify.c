@@ -1,0 +1,171 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dbutil.h"
+#include "movegen.h"
+#include "sfen.h"
+#include "solver.h"
+
+static const char VERIFY_HELP[] =
+    "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N]\n"
+    "Re-solves every complete work of the database forward with the df-pn solver:\n"
+    "its mate length must equal the stored one (proven exact), its stored main line\n"
+    "must be legal, check at every attacker move and end in mate, and at every\n"
+    "attacker move of the main line but the last no other check may mate (shown by\n"
+    "a defender reply after which the solver proves no mate). Each disagreement is\n"
+    "printed; the exit status is 1 if there is any, 0 otherwise.\n"
+    "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
+    "              hits it is counted as 'unproven', not as a disagreement\n";
+
+typedef struct {
+  Solver *solver;
+  uint64_t limit, checked, bad, unproven, alternatives;
+  int rc;
+  TsError err;
+} VerifyCtx;
+
+static void report(const Position *pos, const char *what) {
+  char sfen[SFEN_MAX];
+  sfen_write(pos, sfen, sizeof sfen);
+  printf("DISAGREE %s: %s\n", sfen, what);
+}
+
+/* After the attacker's check m' (defender to move in p): 1 when shown not to mate,
+ * 0 when it mates, -1 when not proven either way. */
+static int check_refuted(VerifyCtx *v, Position *p) {
+  MoveList l;
+  movegen_legal(p, &l);
+  if (l.size == 0) return 0;
+  bool unknown = false;
+  for (int i = 0; i < l.size; i++) {
+    Position q = *p;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    SolveResult r;
+    if (solver_solve(v->solver, &q, &r) != TS_OK) return -1;
+    if (r.status == SOLVE_NOMATE) return 1;
+    if (r.status == SOLVE_UNKNOWN) unknown = true;
+  }
+  return unknown ? -1 : 0;
+}
+
+static int verify_one(const TsRecord *rec, void *vctx) {
+  VerifyCtx *v = vctx;
+  if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
+  if (v->limit && v->checked >= v->limit) return 1;
+  v->checked++;
+  Position pos;
+  static Move line[TSDB_LINE_MAX];
+  int n;
+  if (dbutil_record_decode(rec, &pos, line, &n, &v->err)) {
+    report(&pos, v->err.msg);
+    v->bad++;
+    return 0;
+  }
+  SolveResult r;
+  if (solver_solve(v->solver, &pos, &r) != TS_OK || r.status == SOLVE_UNKNOWN) {
+    v->unproven++;
+    return 0;
+  }
+  char what[256];
+  if (r.status != SOLVE_MATE || r.length != rec->length || !r.exact) {
+    snprintf(what, sizeof what, "stored length %u, solver %s %d%s", rec->length,
+             r.status == SOLVE_MATE ? "mate" : "nomate", r.length, r.exact ? "" : " (upper bound)");
+    report(&pos, what);
+    v->bad++;
+    return 0;
+  }
+  Position p = pos;
+  Color attacker = pos.side;
+  for (int ply = 0; ply < n; ply++) {
+    if (p.side == attacker) {
+      if (!pos_gives_check(&p, line[ply])) {
+        snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
+        report(&pos, what);
+        v->bad++;
+        return 0;
+      }
+      if (ply < n - 1) {
+        MoveList l;
+        movegen_checks(&p, &l);
+        for (int i = 0; i < l.size; i++) {
+          if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
+          Position q = p;
+          Undo u;
+          pos_do_move(&q, l.moves[i], &u);
+          v->alternatives++;
+          int k = check_refuted(v, &q);
+          if (k == 0) {
+            char mv[8];
+            usi_move_write(l.moves[i], mv);
+            snprintf(what, sizeof what, "yozume at move %d: %s also mates", ply + 1, mv);
+            report(&pos, what);
+            v->bad++;
+            return 0;
+          }
+          if (k < 0) v->unproven++;
+        }
+      }
+    }
+    Undo u;
+    pos_do_move(&p, line[ply], &u);
+  }
+  if (!pos_is_mate(&p)) {
+    report(&pos, "stored main line does not end in mate");
+    v->bad++;
+  }
+  return 0;
+}
+
+int cmd_verify(int argc, char **argv) {
+  const char *path = NULL;
+  uint64_t moves = 0, nodes = 2000000;
+  bool have_moves = false;
+  VerifyCtx v;
+  memset(&v, 0, sizeof v);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(VERIFY_HELP, stdout);
+      return 0;
+    } else if (!strcmp(a, "--db") && i + 1 < argc) {
+      path = argv[++i];
+    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+        return cli_usage_error("verify", "--moves needs a number from 1 to 65535");
+      have_moves = true;
+    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &v.limit)) return cli_usage_error("verify", "--limit needs a number");
+    } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+    } else {
+      return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
+    }
+  }
+  if (!path) return cli_usage_error("verify", "missing --db PATH");
+  TsDb *db;
+  TsError err;
+  int rc = dbutil_open_ro(path, &db, &err);
+  if (rc) return cli_fail("verify", &err);
+  SolverOptions so;
+  solver_options_default(&so);
+  so.hash_mb = 32;
+  so.max_nodes = nodes;
+  v.solver = solver_create(&so);
+  if (!v.solver) {
+    tsdb_close(db);
+    fprintf(stderr, "tsume verify: out of memory\n");
+    return 3;
+  }
+  uint64_t t0 = cli_now_ms();
+  rc = tsdb_foreach(db, have_moves ? (int)moves : -1, verify_one, &v, &err);
+  solver_free(v.solver);
+  tsdb_close(db);
+  if (rc && rc != 1) return cli_fail("verify", &err);
+  printf("verified %llu complete works in %.1f s: %llu disagreements, %llu alternative checks refuted or "
+         "mating, %llu solver calls unproven\n",
+         (unsigned long long)v.checked, (cli_now_ms() - t0) / 1000.0, (unsigned long long)v.bad,
+         (unsigned long long)v.alternatives, (unsigned long long)v.unproven);
+  return v.bad ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+#include "dbutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "encode.h"
+#include "movegen.h"
+
+const DbFlagName DB_FLAG_NAMES[] = {
+    {"complete", TSDB_F_COMPLETE, "完全作"},     {"yozume", TSDB_F_YOZUME, "余詰"},
+    {"last-move-alt", TSDB_F_LAST_MOVE_ALT, "最終手余詰"}, {"komaamari", TSDB_F_KOMAAMARI, "駒余り"},
+    {"hendou", TSDB_F_HENDOU, "変同"},           {"henchou", TSDB_F_HENCHOU, "変長"},
+    {"fuzume", TSDB_F_FUZUME, "不詰"},           {"minimal", TSDB_F_MINIMAL, "最小"},
+};
+const size_t DB_FLAG_NAMES_N = sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0];
+
+void dbutil_flags_format(uint32_t f, char *out, size_t n) {
+  size_t k = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
+    if ((f & DB_FLAG_NAMES[i].bit) && k < n)
+      k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "," : "", DB_FLAG_NAMES[i].name);
+  if (!k) snprintf(out, n, "-");
+}
+
+uint32_t dbutil_flag_parse(const char *name) {
+  for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
+    if (!strcmp(name, DB_FLAG_NAMES[i].name)) return DB_FLAG_NAMES[i].bit;
+  return 0;
+}
+
+int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err) {
+  int rc = pos_decode(rec->key, rec->key_len, pos, err);
+  if (rc) return ts_error_set(err, TS_ERR_DB, "<record>", 0, 0, "record key does not decode: %s", err ? err->msg : "");
+  Position p = *pos;
+  *n = 0;
+  for (int i = 0; i < rec->line_len; i++) {
+    MoveList l;
+    movegen_legal(&p, &l);
+    Move m = MOVE_NONE;
+    for (int j = 0; j < l.size; j++)
+      if (move_compact(l.moves[j]) == rec->line[i]) m = l.moves[j];
+    if (m == MOVE_NONE) return ts_error_set(err, TS_ERR_DB, "<record>", 0, 0, "stored move %d is not legal", i + 1);
+    line[(*n)++] = m;
+    Undo u;
+    pos_do_move(&p, m, &u);
+  }
+  return TS_OK;
+}
+
+int dbutil_open_ro(const char *path, TsDb **db, TsError *err) { return tsdb_open(path, TSDB_RDONLY, NULL, db, err); }

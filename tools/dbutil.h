@@ -1,0 +1,31 @@
+/*
+ * dbutil.h - what the database commands (query, export, verify) share: flag
+ * names, and turning a stored record back into a position and a main line.
+ */
+#ifndef TSUME_DBUTIL_H
+#define TSUME_DBUTIL_H
+
+#include <stddef.h>
+
+#include "position.h"
+#include "tsdb.h"
+
+typedef struct {
+  const char *name;
+  uint32_t bit;
+  const char *kanji;
+} DbFlagName;
+
+extern const DbFlagName DB_FLAG_NAMES[];
+extern const size_t DB_FLAG_NAMES_N;
+
+/* "complete,minimal" style list of the flags set in f. */
+void dbutil_flags_format(uint32_t f, char *out, size_t n);
+/* Bit of a flag name ("complete", "yozume", ...); 0 when unknown. */
+uint32_t dbutil_flag_parse(const char *name);
+/* Position of a record and its main line as full moves (each checked legal). */
+int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err);
+/* Opens a database read-only, with a message naming the path on failure. */
+int dbutil_open_ro(const char *path, TsDb **db, TsError *err);
+
+#endif
