@@ -1,0 +1,298 @@
+#include "census.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode.h"
+#include "movegen.h"
+#include "retro_enum.h"
+#include "solver.h"
+
+/* ---------- forward classification (values from the solver) ---------- */
+
+typedef struct {
+  Solver *s;
+} Fwd;
+
+/* Attacker to move: exact mate length, or -1 when the solver proves no mate. */
+static int fwd_value_attacker(Fwd *f, const Position *pos) {
+  MoveList l;
+  movegen_checks(pos, &l);
+  if (l.size == 0) return -1;
+  SolveResult r;
+  if (solver_solve(f->s, pos, &r) != TS_OK) abort();
+  if (r.status == SOLVE_NOMATE) return -1;
+  if (r.status != SOLVE_MATE || !r.exact) {
+    fprintf(stderr, "census: solver gave no exact answer\n");
+    abort();
+  }
+  return r.length;
+}
+
+/* Defender to move: plies to mate (0 = mated), -1 if some reply escapes. */
+static int fwd_value_defender(Fwd *f, const Position *pos) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  if (l.size == 0) return pos->checkers ? 0 : -1;
+  int best = -1;
+  for (int i = 0; i < l.size; i++) {
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    int v = fwd_value_attacker(f, &q);
+    if (v < 0) return -1;
+    if (v > best) best = v;
+  }
+  return best + 1;
+}
+
+static bool fwd_leftover(Fwd *f, const Position *pos, int value);
+
+/* The rules' main-line choice: shortest check / longest reply, preferring a line
+ * that ends with the attacker's hand empty. */
+static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *nsame) {
+  MoveList l;
+  bool att = pos->side == BLACK;
+  if (att)
+    movegen_checks(pos, &l);
+  else
+    movegen_legal(pos, &l);
+  int vals[MAX_MOVES];
+  int cnt = 0;
+  for (int i = 0; i < l.size; i++) {
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
+    if (vals[i] >= 0) cnt++;
+  }
+  *nmates = cnt;
+  Move bm = MOVE_NONE;
+  int same = 0;
+  for (int i = 0; i < l.size; i++) {
+    if (vals[i] != value - 1) continue;
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    bool left = fwd_leftover(f, &q, value - 1);
+    if (bm == MOVE_NONE) bm = l.moves[i];
+    if (!left) {
+      if (same++ == 0) bm = l.moves[i];
+      if (att) break;
+    }
+  }
+  *nsame = same;
+  return bm;
+}
+
+static bool fwd_leftover(Fwd *f, const Position *pos, int value) {
+  if (value == 0) return pos->hand[BLACK] != 0;
+  int nm, ns;
+  Move m = fwd_best(f, pos, value, &nm, &ns);
+  Position q = *pos;
+  Undo u;
+  pos_do_move(&q, m, &u);
+  return fwd_leftover(f, &q, value - 1);
+}
+
+typedef struct {
+  int length, root_mates, line_len;
+  uint32_t flags;
+  Move line[CENSUS_MAX_LEN];
+} FwdProblem;
+
+static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *p) {
+  Position pos = *start;
+  memset(p, 0, sizeof *p);
+  p->length = length;
+  for (int ply = 0; ply < length; ply++) {
+    int nm, ns;
+    Move m = fwd_best(f, &pos, length - ply, &nm, &ns);
+    if (pos.side == BLACK) {
+      if (ply == 0) p->root_mates = nm;
+      if (nm > 1) p->flags |= ply == length - 1 ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+    }
+    p->line[p->line_len++] = m;
+    Undo u;
+    pos_do_move(&pos, m, &u);
+  }
+  if (pos.hand[BLACK]) p->flags |= RETRO_F_KOMAAMARI;
+  bool complete = !(p->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI));
+  if (length == 1 && p->root_mates > 1) complete = false;
+  if (complete) p->flags |= RETRO_F_COMPLETE;
+}
+
+static bool fwd_same_complete(Fwd *f, Position *q, const FwdProblem *p) {
+  pos_give_remaining(q, WHITE);
+  pos_finish_setup(q);
+  if (q->checkers || pos_checkers_of(q, WHITE)) return false;
+  int v = fwd_value_attacker(f, q);
+  if (v != p->length) return false;
+  FwdProblem s;
+  fwd_classify(f, q, v, &s);
+  if (!(s.flags & RETRO_F_COMPLETE)) return false;
+  for (int i = 0; i < p->line_len; i++)
+    if (move_compact(s.line[i]) != move_compact(p->line[i])) return false;
+  return true;
+}
+
+static bool fwd_minimal(Fwd *f, const Position *pos, const FwdProblem *p) {
+  for (int t = PAWN; t <= GOLD; t++) {
+    if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
+    Position q = *pos;
+    q.hand[BLACK] = hand_sub(q.hand[BLACK], (PieceType)t);
+    if (fwd_same_complete(f, &q, p)) return false;
+  }
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  while (occ) {
+    Square s = bb_pop(&occ);
+    Position q = *pos;
+    pos_remove(&q, s);
+    q.hand[WHITE] = 0;
+    if (fwd_same_complete(f, &q, p)) return false;
+  }
+  return true;
+}
+
+static void tally(CensusTable *t, int len, uint32_t flags) {
+  if (len >= CENSUS_MAX_LEN) len = CENSUS_MAX_LEN - 1;
+  t->n[len][0]++;
+  if (flags & RETRO_F_COMPLETE) t->n[len][1]++;
+  if ((flags & RETRO_F_COMPLETE) && (flags & RETRO_F_MINIMAL)) t->n[len][2]++;
+  if (flags & RETRO_F_YOZUME) t->n[len][3]++;
+  if (flags & RETRO_F_KOMAAMARI) t->n[len][4]++;
+  if (flags & RETRO_F_LAST_MOVE_ALT) t->n[len][5]++;
+}
+
+/* ---------- enumeration of every position of a material ---------- */
+
+typedef struct {
+  Fwd f;
+  CensusTable *t;
+  PieceType kinds[MATERIAL_MAX_PIECES];
+  int npieces;
+  int chosen[MATERIAL_MAX_PIECES]; /* state index: 0 = hand, 1 + ... = square states */
+  Position pos;
+} Walk;
+
+static inline bool dead_on(Color c, PieceType t, Square s) {
+  int rr = c == BLACK ? sq_rank(s) : 10 - sq_rank(s);
+  return ((t == PAWN || t == LANCE) && rr == 1) || (t == KNIGHT && rr <= 2);
+}
+
+/* State k of a piece of kind t: 0 = attacker's hand, else square (k-1)/4 with
+ * owner and promotion from (k-1)%4. Returns false for impossible states. */
+static bool state_of(PieceType t, int k, Square *sq, Piece *p) {
+  if (k == 0) return true;
+  int s = (k - 1) / 4, v = (k - 1) % 4;
+  Color c = (Color)(v & 1);
+  bool pr = v >> 1;
+  if (pr && !pt_can_promote(t)) return false;
+  if (!pr && dead_on(c, t, s)) return false;
+  *sq = s;
+  *p = piece_make(c, pr ? pt_promote(t) : t);
+  return true;
+}
+
+static void leaf(Walk *w) {
+  Position q = w->pos;
+  q.hand[BLACK] = 0;
+  q.hand[WHITE] = 0;
+  for (int i = 0; i < w->npieces; i++)
+    if (w->chosen[i] == 0) q.hand[BLACK] = hand_add(q.hand[BLACK], w->kinds[i]);
+  q.side = BLACK;
+  pos_give_remaining(&q, WHITE);
+  pos_finish_setup(&q);
+  TsError err;
+  if (pos_validate(&q, "<census>", &err) != TS_OK) return;
+  /* one position per mirror pair: the orientation whose code is the canonical one */
+  uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
+  size_t na = pos_encode(&q, a);
+  bool mir;
+  size_t nb = pos_canonical(&q, b, &mir);
+  if (na != nb || memcmp(a, b, na) != 0) return;
+  w->t->positions++;
+  int v = fwd_value_attacker(&w->f, &q);
+  if (v < 0) return;
+  FwdProblem p;
+  fwd_classify(&w->f, &q, v, &p);
+  if ((p.flags & RETRO_F_COMPLETE) && fwd_minimal(&w->f, &q, &p)) p.flags |= RETRO_F_MINIMAL;
+  tally(w->t, v, p.flags);
+}
+
+static void place(Walk *w, int i) {
+  if (i == w->npieces) {
+    leaf(w);
+    return;
+  }
+  PieceType t = w->kinds[i];
+  int start = (i > 0 && w->kinds[i - 1] == t) ? w->chosen[i - 1] : 0;
+  for (int k = start; k < 1 + SQ_NB * 4; k++) {
+    Square sq = SQ_NONE;
+    Piece p = 0;
+    if (!state_of(t, k, &sq, &p)) continue;
+    if (k > 0 && w->pos.board[sq]) continue;
+    w->chosen[i] = k;
+    if (k > 0) pos_put(&w->pos, sq, p);
+    place(w, i + 1);
+    if (k > 0) pos_remove(&w->pos, sq);
+  }
+}
+
+int census_forward(const Material *m, CensusTable *t) {
+  memset(t, 0, sizeof *t);
+  Walk *w = calloc(1, sizeof *w);
+  SolverOptions o;
+  solver_options_default(&o);
+  o.hash_mb = 16;
+  w->f.s = solver_create(&o);
+  w->t = t;
+  for (int k = PAWN; k <= GOLD; k++)
+    for (int j = 0; j < m->count[k]; j++) w->kinds[w->npieces++] = (PieceType)k;
+  for (Square k = 0; k < SQ_NB; k++) {
+    pos_clear(&w->pos);
+    pos_put(&w->pos, k, piece_make(WHITE, KING));
+    place(w, 0);
+  }
+  solver_free(w->f.s);
+  free(w);
+  return 0;
+}
+
+typedef struct {
+  CensusTable *t;
+} RetroCtx;
+
+static int on_retro(const RetroProblem *p, void *ctx) {
+  RetroCtx *c = ctx;
+  tally(c->t, p->length, p->flags);
+  return 0;
+}
+
+int census_retro(const Material *m, CensusTable *t) {
+  memset(t, 0, sizeof *t);
+  Retro *r;
+  RetroOptions o = {63, false, NULL, NULL};
+  if (retro_create(m, &o, &r, NULL)) return -1;
+  if (retro_run(r, NULL)) {
+    retro_free(r);
+    return -1;
+  }
+  RetroCtx c = {t};
+  retro_foreach_problem(r, m->count, on_retro, &c);
+  retro_free(r);
+  return 0;
+}
+
+void census_format(const CensusTable *t, char *out, size_t n) {
+  size_t k = 0;
+  out[0] = 0;
+  for (int len = 0; len < CENSUS_MAX_LEN; len++) {
+    if (!t->n[len][0]) continue;
+    k += (size_t)snprintf(out + k, n > k ? n - k : 0, "%d %llu %llu %llu %llu %llu %llu\n", len,
+                          (unsigned long long)t->n[len][0], (unsigned long long)t->n[len][1],
+                          (unsigned long long)t->n[len][2], (unsigned long long)t->n[len][3],
+                          (unsigned long long)t->n[len][4], (unsigned long long)t->n[len][5]);
+  }
+}
