@@ -11,7 +11,7 @@
 
 static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
-    "                       [--strict-last-move] [--resume] [--stats] [--batch N]\n"
+    "                       [--strict-last-move] [--resume | --force] [--stats] [--batch N]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -27,6 +27,7 @@ static const char ENUM_HELP[] =
     "                      alternative mate is longer than N is not seen.\n"
     "  --strict-last-move  alternatives at the last move (最終手余詰) make a problem\n"
     "                      incomplete (1-move problems always need a unique mate)\n"
+    "  --force             replace an existing database of this program at PATH\n"
     "  --resume            continue a run that was interrupted: the records already\n"
     "                      committed are kept and the rest is written\n"
     "  --stats             print time per phase, positions per layer, peak memory and\n"
@@ -107,7 +108,7 @@ static int on_problem(const RetroProblem *p, void *ctx) {
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
   uint64_t max_moves = 31, threads = 1, batch = 20000;
-  bool resume = false, stats = false, strict = false;
+  bool resume = false, stats = false, strict = false, force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -130,6 +131,8 @@ int cmd_enumerate(int argc, char **argv) {
       resume = true;
     } else if (!strcmp(a, "--stats")) {
       stats = true;
+    } else if (!strcmp(a, "--force")) {
+      force = true;
     } else if (!strcmp(a, "--strict-last-move")) {
       strict = true;
     } else {
@@ -148,8 +151,23 @@ int cmd_enumerate(int argc, char **argv) {
   snprintf(meta.material, sizeof meta.material, "%s", spec);
   meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | ((uint32_t)max_moves << 8);
   bool exists = access(path, F_OK) == 0;
+  if (exists && force && !resume) {
+    TsDb *old;
+    TsError oerr;
+    /* only a database of ours is replaced */
+    if (tsdb_open(path, TSDB_RDONLY, NULL, &old, &oerr) != TS_OK) return cli_fail("enumerate", &oerr);
+    tsdb_close(old);
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    if (unlink(path) != 0) {
+      fprintf(stderr, "tsume enumerate: cannot remove %s\n", path);
+      return 3;
+    }
+    unlink(lock);
+    exists = false;
+  }
   if (exists && !resume) {
-    fprintf(stderr, "tsume enumerate: %s already exists; use --resume to continue it or choose another path\n", path);
+    fprintf(stderr, "tsume enumerate: %s already exists; use --resume to continue it, --force to replace it\n", path);
     return 2;
   }
   TsDb *db;

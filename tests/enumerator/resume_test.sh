@@ -1,0 +1,74 @@
+#!/bin/sh
+# SIGKILL an enumeration at random moments, resume it until it completes, and
+# compare the database with an uninterrupted run (every record, key order).
+# Also: the exit statuses of bad enumerate/query/export/verify invocations.
+T="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+expect_status() { # name expected command...
+  name=$1; want=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  if [ "$got" = "$want" ]; then ok "$name (exit $got)"; else bad "$name: exit $got, expected $want: $(cat "$tmp/err")"; fi
+}
+
+MAT=S1N1P1
+"$T" enumerate --pieces $MAT --db "$tmp/ref.mdb" --batch 2000 >/dev/null 2>&1 || bad "reference run"
+"$T" query --db "$tmp/ref.mdb" --json >"$tmp/ref.txt" || bad "reference query"
+refn=$(wc -l <"$tmp/ref.txt")
+[ "$refn" -gt 100000 ] && ok "reference run: $refn records" || bad "reference run has $refn records"
+
+seed=12345
+for trial in 1 2 3; do
+  rm -f "$tmp/k.mdb" "$tmp/k.mdb-lock"
+  kills=0
+  first=1
+  while :; do
+    seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+    ms=$(( 300 + seed % 4500 ))
+    if [ $first = 1 ]; then
+      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 >/dev/null 2>&1 &
+    else
+      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 --resume >/dev/null 2>&1 &
+    fi
+    pid=$!
+    first=0
+    sleep "$(awk "BEGIN{print $ms/1000}")"
+    if kill -9 $pid 2>/dev/null; then
+      wait $pid 2>/dev/null
+      kills=$((kills + 1))
+      [ $kills -ge 6 ] && break
+    else
+      wait $pid
+      break
+    fi
+  done
+  "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 --resume >/dev/null 2>"$tmp/err" || bad "trial $trial: final resume failed: $(cat "$tmp/err")"
+  "$T" query --db "$tmp/k.mdb" --json >"$tmp/k.txt"
+  if cmp -s "$tmp/ref.txt" "$tmp/k.txt"; then ok "trial $trial: $kills kills, database equal to the uninterrupted run"
+  else bad "trial $trial: $kills kills, database differs ($(wc -l <"$tmp/k.txt") records)"; fi
+done
+
+# bad usage and bad input
+expect_status "enumerate without --pieces" 2 "$T" enumerate --db "$tmp/x.mdb"
+expect_status "enumerate bad spec" 2 "$T" enumerate --pieces X4 --db "$tmp/x.mdb"
+expect_status "enumerate ranging piece" 2 "$T" enumerate --pieces R1 --db "$tmp/x.mdb"
+expect_status "enumerate onto an existing db" 2 "$T" enumerate --pieces $MAT --db "$tmp/ref.mdb"
+expect_status "resume with another material" 3 "$T" enumerate --pieces G2 --db "$tmp/ref.mdb" --resume
+printf 'not a database at all, just text\n' >"$tmp/foreign.mdb"
+expect_status "query a foreign file" 3 "$T" query --db "$tmp/foreign.mdb" --count
+expect_status "enumerate --force refuses a foreign file" 3 "$T" enumerate --pieces G2 --db "$tmp/foreign.mdb" --force
+grep -q 'just text' "$tmp/foreign.mdb" && ok "foreign file left untouched" || bad "foreign file changed"
+expect_status "query a missing file" 3 "$T" query --db "$tmp/missing.mdb"
+expect_status "query bad flag" 2 "$T" query --db "$tmp/ref.mdb" --flag nosuch
+expect_status "export without output" 2 "$T" export --db "$tmp/ref.mdb"
+expect_status "verify missing db" 3 "$T" verify --db "$tmp/missing.mdb"
+expect_status "query count" 0 "$T" query --db "$tmp/ref.mdb" --moves 9 --count
+[ "$(tail -1 "$tmp/out")" = "$(grep -c '"length":9,' "$tmp/ref.txt")" ] && ok "count equals listed records" || bad "count mismatch"
+expect_status "verify clean" 0 "$T" verify --db "$tmp/ref.mdb" --moves 9
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
