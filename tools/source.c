@@ -124,6 +124,7 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
       }
       line->moves[line->n++] = n->move;
     }
+    if (rc) line->n = 0;
   }
   kif_record_free(&rec);
   return rc;
@@ -132,9 +133,9 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err) {
   char *text = NULL;
   size_t len = 0;
+  if (line) line->n = 0;
   int rc = read_all(path, &text, &len, err);
   if (rc) return rc;
-  if (line) line->n = 0;
   if (has_ext(path, ".kifu")) {
     rc = load_kif_file(path, text, len, KIF_ENC_UTF8, pos, line, err);
   } else if (has_ext(path, ".kif")) {
