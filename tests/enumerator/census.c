@@ -196,28 +196,61 @@ static bool state_of(PieceType t, int k, Square *sq, Piece *p) {
 }
 
 static void leaf(Walk *w) {
-  Position q = w->pos;
-  q.hand[BLACK] = 0;
-  q.hand[WHITE] = 0;
+  Position *q = &w->pos;
+  Square k = q->king[WHITE];
+  /* cheap rejections on the incremental position first: the defender in check
+   * with the attacker to move, 二歩, and no check at all for the attacker */
+  if (pos_attackers_to(q, k, BLACK, pos_occupied(q))) return;
+  for (int c = 0; c < 2; c++) {
+    Bitboard p = pos_pieces(q, (Color)c, PAWN);
+    for (int f = 1; f <= 9 && p; f++)
+      if (bb_more_than_one(p & BB_FILE[f])) return;
+  }
+  Hand h = 0;
   for (int i = 0; i < w->npieces; i++)
-    if (w->chosen[i] == 0) q.hand[BLACK] = hand_add(q.hand[BLACK], w->kinds[i]);
-  q.side = BLACK;
-  pos_give_remaining(&q, WHITE);
-  pos_finish_setup(&q);
+    if (w->chosen[i] == 0) h = hand_add(h, w->kinds[i]);
+  /* one position per mirror pair: king on files 1-4 always (the mirror has it on
+   * 6-9, never enumerated), on file 5 only in the canonical orientation */
+  bool file5 = sq_file(k) == 5;
+  {
+    /* no check available: no problem (the defender's hand cannot matter here) */
+    Position t = *q;
+    t.hand[BLACK] = h;
+    t.side = BLACK;
+    MoveList l;
+    movegen_checks(&t, &l);
+    if (l.size == 0) {
+      /* still a position of the census: count it when it is the one of its pair */
+      if (!file5) {
+        w->t->positions++;
+        return;
+      }
+    }
+  }
+  Position full = *q;
+  full.hand[BLACK] = h;
+  full.hand[WHITE] = 0;
+  full.side = BLACK;
+  pos_give_remaining(&full, WHITE);
+  pos_finish_setup(&full);
   TsError err;
-  if (pos_validate(&q, "<census>", &err) != TS_OK) return;
-  /* one position per mirror pair: the orientation whose code is the canonical one */
-  uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
-  size_t na = pos_encode(&q, a);
-  bool mir;
-  size_t nb = pos_canonical(&q, b, &mir);
-  if (na != nb || memcmp(a, b, na) != 0) return;
+  if (pos_validate(&full, "<census>", &err) != TS_OK) return;
+  if (file5) {
+    uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
+    size_t na = pos_encode(&full, a);
+    bool mir;
+    size_t nb = pos_canonical(&full, b, &mir);
+    if (na != nb || memcmp(a, b, na) != 0) return;
+  }
   w->t->positions++;
-  int v = fwd_value_attacker(&w->f, &q);
+  MoveList l;
+  movegen_checks(&full, &l);
+  if (l.size == 0) return;
+  int v = fwd_value_attacker(&w->f, &full);
   if (v < 0) return;
   FwdProblem p;
-  fwd_classify(&w->f, &q, v, &p);
-  if ((p.flags & RETRO_F_COMPLETE) && fwd_minimal(&w->f, &q, &p)) p.flags |= RETRO_F_MINIMAL;
+  fwd_classify(&w->f, &full, v, &p);
+  if ((p.flags & RETRO_F_COMPLETE) && fwd_minimal(&w->f, &full, &p)) p.flags |= RETRO_F_MINIMAL;
   tally(w->t, v, p.flags);
 }
 
@@ -250,7 +283,7 @@ int census_forward(const Material *m, CensusTable *t) {
   w->t = t;
   for (int k = PAWN; k <= GOLD; k++)
     for (int j = 0; j < m->count[k]; j++) w->kinds[w->npieces++] = (PieceType)k;
-  for (Square k = 0; k < SQ_NB; k++) {
+  for (Square k = 0; k < sq_make(6, 1); k++) { /* files 1..5 */
     pos_clear(&w->pos);
     pos_put(&w->pos, k, piece_make(WHITE, KING));
     place(w, 0);
