@@ -41,6 +41,9 @@ static const char ENUM_HELP[] =
 typedef struct {
   uint64_t t0, last;
   bool tty;
+  char phase[16]; /* the phase and layer the ETA is for */
+  int layer;
+  uint64_t phase_t0;
 } Progress;
 
 static void on_progress(const RetroProgress *p, void *ctx) {
@@ -50,9 +53,20 @@ static void on_progress(const RetroProgress *p, void *ctx) {
   pr->last = now;
   double el = (double)(now - pr->t0) / 1000.0;
   double frac = p->work_total ? (double)p->work_done / (double)p->work_total : 0;
-  fprintf(stderr, "%s%-8s layer %3d  positions %12llu  new %10llu  %5.1f%%  %.1fs  rss %ld MB%s",
+  double phase_el = (double)(now - pr->phase_t0) / 1000.0;
+  if (strcmp(pr->phase, p->phase) != 0 || pr->layer != p->layer) {
+    snprintf(pr->phase, sizeof pr->phase, "%s", p->phase);
+    pr->layer = p->layer;
+    pr->phase_t0 = now;
+    phase_el = 0;
+  }
+  double eta = frac > 0.01 ? phase_el / frac - phase_el : -1;
+  char etas[32] = "?";
+  if (eta >= 0) snprintf(etas, sizeof etas, "%.0fs", eta);
+  fprintf(stderr, "%s%-8s layer %3d  positions %12llu  new %10llu  %5.1f%%  %.0f pos/s  elapsed %.1fs  eta %s  rss %ld MB%s",
           pr->tty ? "\r" : "", p->phase, p->layer, (unsigned long long)p->positions,
-          (unsigned long long)p->layer_new, 100.0 * frac, el, cli_peak_rss_kb() / 1024, pr->tty ? "" : "\n");
+          (unsigned long long)p->layer_new, 100.0 * frac, el > 0 ? (double)p->positions / el : 0.0, el, etas,
+          cli_peak_rss_kb() / 1024, pr->tty ? "" : "\n");
   fflush(stderr);
 }
 
@@ -248,7 +262,7 @@ int cmd_enumerate(int argc, char **argv) {
   }
   if (threads > 1) fprintf(stderr, "note: --threads %llu accepted, running on one thread\n", (unsigned long long)threads);
 
-  Progress pr = {cli_now_ms(), 0, isatty(2)};
+  Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
   RetroOptions ro = {(int)max_moves, strict, on_progress, &pr};
   Retro *r;
   rc = retro_create(&mat, &ro, &r, &err);
