@@ -1,5 +1,6 @@
 #include "retro_enum.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,8 +34,6 @@ struct Retro {
   RetroStats stats;
   Key *frontier, *next;
   uint64_t nf, nn, capf, capn;
-  UnMoveList ul;     /* scratch of the layer loop */
-  RetroProblem pb;   /* scratch of retro_foreach_problem */
 };
 
 /* ---------- keys ---------- */
@@ -286,6 +285,11 @@ typedef struct {
   PieceType freek[MATERIAL_MAX_PIECES];
   int nfree;
   int fchosen[MATERIAL_MAX_PIECES];
+  /* this thread's mates (merged into the table after the threads join) */
+  Key *out;
+  uint64_t nout, cap;
+  int id;
+  int *next_king; /* shared work counter over the 45 king squares */
 } MateGen;
 
 static bool nifu(const Position *pos) {
@@ -319,17 +323,7 @@ static void mate_store(MateGen *g, Position *q) {
   q->side = WHITE;
   pos_give_remaining(q, WHITE);
   pos_finish_setup(q);
-  Key k = key_of(q);
-  int ins = table_insert(g->r, k, 0);
-  if (ins < 0) {
-    g->rc = -ins;
-    return;
-  }
-  if (ins > 0) {
-    g->found++;
-    int rc = push_key(&g->r->frontier, &g->r->nf, &g->r->capf, k);
-    if (rc) g->rc = rc;
-  }
+  if (push_key(&g->out, &g->nout, &g->cap, key_of(q))) g->rc = TS_ERR_NOMEM;
 }
 
 /* Places the free pieces on far squares or leaves them in the defender's hand. */
@@ -394,52 +388,80 @@ static Bitboard square_area(Square s, int d) {
   return b;
 }
 
+static void *mate_worker(void *arg) {
+  MateGen *g = arg;
+  Retro *r = g->r;
+  for (;;) {
+    int ki = __atomic_fetch_add(g->next_king, 1, __ATOMIC_RELAXED);
+    if (ki >= 45 || g->rc) break;
+    /* the king on files 1..5: the mirror covers files 6..9 */
+    g->king = (Square)ki;
+    for (int ct = PAWN; ct <= GOLD && !g->rc; ct++) {
+      if (!r->mat.count[ct]) continue;
+      /* the checker: one piece of kind ct, sente's, on a square attacking the king */
+      g->npieces = 0;
+      for (int t = PAWN; t <= GOLD; t++)
+        for (int k = 0; k < r->mat.count[t] - (t == ct); k++) g->kinds[g->npieces++] = (PieceType)t;
+      for (int s = 2; s < g->nstates[ct] && !g->rc; s++) {
+        PieceState st = g->states[ct][s];
+        if (piece_color(st.piece) != BLACK || st.where == g->king) continue;
+        if (!bb_test(bb_attacks(BLACK, piece_type(st.piece), st.where, 0), g->king)) continue;
+        pos_clear(&g->pos);
+        pos_put(&g->pos, g->king, piece_make(WHITE, KING));
+        pos_put(&g->pos, st.where, st.piece);
+        g->near = square_area(g->king, 3) | square_area(st.where, 2);
+        mate_place(g, 0);
+      }
+    }
+    if (g->id == 0) report(r, "mates", 0, g->nout, (uint64_t)ki + 1, 45);
+  }
+  return NULL;
+}
+
 static int gen_mates(Retro *r, TsError *err) {
-  MateGen *g = calloc(1, sizeof *g);
-  if (!g) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-  g->r = r;
-  int total = 0;
-  for (int t = PAWN; t <= GOLD; t++) {
-    total += r->mat.count[t];
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  MateGen *gs = calloc((size_t)nt, sizeof *gs);
+  pthread_t *th = calloc((size_t)nt, sizeof *th);
+  PieceState *states[HAND_PT_NB] = {0};
+  int nstates[HAND_PT_NB] = {0};
+  int rc = (gs && th) ? TS_OK : TS_ERR_NOMEM;
+  for (int t = PAWN; t <= GOLD && !rc; t++)
     if (r->mat.count[t]) {
-      g->nstates[t] = build_states((PieceType)t, &g->states[t]);
-      if (g->nstates[t] < 0) {
-        free(g);
-        return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+      nstates[t] = build_states((PieceType)t, &states[t]);
+      if (nstates[t] < 0) rc = TS_ERR_NOMEM;
+    }
+  int next_king = 0, started = 0;
+  if (!rc) {
+    for (int t = 0; t < nt; t++) {
+      gs[t].r = r;
+      gs[t].id = t;
+      gs[t].next_king = &next_king;
+      memcpy(gs[t].states, states, sizeof states);
+      memcpy(gs[t].nstates, nstates, sizeof nstates);
+      if (t == 0 || pthread_create(&th[t], NULL, mate_worker, &gs[t]) == 0) started = t + 1;
+      else break;
+    }
+    mate_worker(&gs[0]);
+    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  }
+  uint64_t found = 0;
+  for (int t = 0; t < started && !rc; t++) {
+    if (gs[t].rc) rc = gs[t].rc;
+    for (uint64_t i = 0; i < gs[t].nout && !rc; i++) {
+      int ins = table_insert(r, gs[t].out[i], 0);
+      if (ins < 0) rc = -ins;
+      else if (ins) {
+        found++;
+        if (push_key(&r->frontier, &r->nf, &r->capf, gs[t].out[i])) rc = TS_ERR_NOMEM;
       }
     }
   }
-  /* the king on files 1..5: the mirror covers files 6..9 */
-  int done = 0;
-  for (int f = 1; f <= 5 && !g->rc; f++)
-    for (int rk = 1; rk <= 9 && !g->rc; rk++) {
-      g->king = sq_make(f, rk);
-      for (int ct = PAWN; ct <= GOLD; ct++) {
-        if (!r->mat.count[ct]) continue;
-        /* the checker: one piece of kind ct, sente's, on a square attacking the king */
-        g->npieces = 0;
-        for (int t = PAWN; t <= GOLD; t++)
-          for (int k = 0; k < r->mat.count[t] - (t == ct); k++) g->kinds[g->npieces++] = (PieceType)t;
-        for (int s = 2; s < g->nstates[ct]; s++) {
-          PieceState st = g->states[ct][s];
-          if (piece_color(st.piece) != BLACK || st.where == g->king) continue;
-          if (!bb_test(bb_attacks(BLACK, piece_type(st.piece), st.where, 0), g->king)) continue;
-          pos_clear(&g->pos);
-          pos_put(&g->pos, g->king, piece_make(WHITE, KING));
-          pos_put(&g->pos, st.where, st.piece);
-          g->near = square_area(g->king, 3) | square_area(st.where, 2);
-          mate_place(g, 0);
-          if (g->rc) break;
-        }
-      }
-      report(r, "mates", 0, g->found, (uint64_t)++done, 45);
-    }
-  (void)total;
-  for (int t = 0; t < HAND_PT_NB; t++) free(g->states[t]);
-  int rc = g->rc;
-  r->stats.mates = g->found;
-  r->stats.defender_by_len[0] = g->found;
-  free(g);
+  for (int t = 0; t < nt && gs; t++) free(gs[t].out);
+  for (int t = 0; t < HAND_PT_NB; t++) free(states[t]);
+  free(gs);
+  free(th);
+  r->stats.mates = found;
+  r->stats.defender_by_len[0] = found;
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
   return TS_OK;
 }
@@ -479,75 +501,145 @@ static int eval_defender(Retro *r, const Position *q) {
   return best + 1;
 }
 
+/*
+ * Layers run on opt.threads threads. Within a phase the table is only read
+ * (an attacker layer needs the defender values found before it, a defender
+ * layer the attacker values up to n); each thread collects its new keys, and
+ * the keys are inserted after the threads have joined.
+ */
+typedef struct {
+  Key k;
+  uint16_t v;
+} KeyVal;
+
+typedef struct {
+  Retro *r;
+  int n;           /* plies of the layer being built */
+  bool defender;   /* building defender positions (else attacker) */
+  unsigned kinds;  /* kinds of the material (for un-captures) */
+  int id;
+  uint64_t *next_chunk; /* shared work counter */
+  KeyVal *out;
+  uint64_t nout, cap;
+  UnMoveList ul;
+  int rc;
+} LayerWorker;
+
+#define LAYER_CHUNK 1024
+
+static int kv_push(LayerWorker *w, Key k, uint16_t v) {
+  if (w->nout == w->cap) {
+    uint64_t nc = w->cap ? w->cap * 2 : 4096;
+    KeyVal *na = realloc(w->out, nc * sizeof *na);
+    if (!na) return TS_ERR_NOMEM;
+    w->out = na;
+    w->cap = nc;
+  }
+  w->out[w->nout++] = (KeyVal){k, v};
+  return TS_OK;
+}
+
+static void *layer_worker(void *arg) {
+  LayerWorker *w = arg;
+  Retro *r = w->r;
+  for (;;) {
+    uint64_t c = __atomic_fetch_add(w->next_chunk, 1, __ATOMIC_RELAXED);
+    uint64_t begin = c * LAYER_CHUNK;
+    if (begin >= r->nf || w->rc) break;
+    uint64_t end = begin + LAYER_CHUNK < r->nf ? begin + LAYER_CHUNK : r->nf;
+    for (uint64_t i = begin; i < end; i++) {
+      Position x;
+      key_decode(r->frontier[i], &x);
+      if (!w->defender) {
+        retro_generate(&x, &w->ul);
+        for (int j = 0; j < w->ul.size; j++) {
+          Position p;
+          retro_apply(&x, &w->ul.u[j], &p);
+          Key k = key_of(&p);
+          if (table_find(r, k) >= 0) continue;
+          if (kv_push(w, k, (uint16_t)w->n)) w->rc = TS_ERR_NOMEM;
+        }
+      } else {
+        retro_generate_kinds(&x, &w->ul, w->kinds);
+        for (int j = 0; j < w->ul.size; j++) {
+          Position q;
+          retro_apply(&x, &w->ul.u[j], &q);
+          if (!q.checkers) continue;
+          if (w->ul.u[j].captured && !within_material(r, &q)) continue;
+          Key k = key_of(&q);
+          if (table_find(r, k) >= 0) continue;
+          int v = eval_defender(r, &q);
+          if (v < 0) continue;
+          if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
+        }
+      }
+    }
+    if (w->id == 0) report(r, "layers", w->n, w->nout, end, r->nf);
+  }
+  return NULL;
+}
+
+/* Runs one phase on the frontier; the new keys become the next frontier. */
+static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  LayerWorker *ws = calloc((size_t)nt, sizeof *ws);
+  pthread_t *th = calloc((size_t)nt, sizeof *th);
+  if (!ws || !th) {
+    free(ws);
+    free(th);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
+  }
+  uint64_t next_chunk = 0;
+  int started = 0;
+  for (int t = 0; t < nt; t++) {
+    ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
+    if (t == 0 || pthread_create(&th[t], NULL, layer_worker, &ws[t]) == 0) started = t + 1;
+    else break;
+  }
+  layer_worker(&ws[0]);
+  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  int rc = TS_OK;
+  r->nn = 0;
+  for (int t = 0; t < started && !rc; t++) {
+    if (ws[t].rc) rc = ws[t].rc;
+    for (uint64_t i = 0; i < ws[t].nout && !rc; i++) {
+      int ins = table_insert(r, ws[t].out[i].k, ws[t].out[i].v);
+      if (ins < 0) rc = -ins;
+      else if (ins && push_key(&r->next, &r->nn, &r->capn, ws[t].out[i].k)) rc = TS_ERR_NOMEM;
+    }
+  }
+  for (int t = 0; t < nt; t++) free(ws[t].out);
+  free(ws);
+  free(th);
+  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
+  Key *tmp = r->frontier;
+  uint64_t tcap = r->capf;
+  r->frontier = r->next;
+  r->capf = r->capn;
+  r->nf = r->nn;
+  r->next = tmp;
+  r->capn = tcap;
+  return TS_OK;
+}
+
 static int run_layers(Retro *r, TsError *err) {
   unsigned kinds = 0;
   for (int t = PAWN; t <= GOLD; t++)
     if (r->mat.count[t]) kinds |= 1u << t;
-  UnMoveList *ulp = &r->ul;
-#define ul (*ulp)
   for (int n = 1; n <= r->opt.max_moves; n += 2) {
     /* attacker layer n: predecessors of the defender positions of value n-1 */
-    r->nn = 0;
-    for (uint64_t i = 0; i < r->nf; i++) {
-      Position q;
-      key_decode(r->frontier[i], &q);
-      retro_generate(&q, &ul);
-      for (int j = 0; j < ul.size; j++) {
-        Position p;
-        retro_apply(&q, &ul.u[j], &p);
-        Key k = key_of(&p);
-        int ins = table_insert(r, k, (uint16_t)n);
-        if (ins < 0) return ts_error_set(err, -ins, "enumerate", 0, 0, "out of memory at layer %d", n);
-        if (ins && push_key(&r->next, &r->nn, &r->capn, k))
-          return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
-      }
-      if ((i & 4095) == 0) report(r, "layers", n, r->nn, i, r->nf);
-    }
-    r->stats.attacker_by_len[n] = r->nn;
+    int rc = run_phase(r, n, false, kinds, err);
+    if (rc) return rc;
+    r->stats.attacker_by_len[n] = r->nf;
     r->stats.last_layer = n;
-    if (r->nn == 0) break;
-    /* defender layer n+1 */
-    Key *tmp = r->frontier;
-    uint64_t tcap = r->capf;
-    r->frontier = r->next;
-    r->capf = r->capn;
-    r->nf = r->nn;
-    r->next = tmp;
-    r->capn = tcap;
-    r->nn = 0;
-    if (n + 1 > r->opt.max_moves) break;
-    for (uint64_t i = 0; i < r->nf; i++) {
-      Position p;
-      key_decode(r->frontier[i], &p);
-      retro_generate_kinds(&p, &ul, kinds);
-      for (int j = 0; j < ul.size; j++) {
-        Position q;
-        retro_apply(&p, &ul.u[j], &q);
-        if (!q.checkers) continue;
-        if (ul.u[j].captured && !within_material(r, &q)) continue;
-        Key k = key_of(&q);
-        if (table_find(r, k) >= 0) continue;
-        int v = eval_defender(r, &q);
-        if (v < 0) continue;
-        int ins = table_insert(r, k, (uint16_t)v);
-        if (ins < 0) return ts_error_set(err, -ins, "enumerate", 0, 0, "out of memory at layer %d", n + 1);
-        if (ins && push_key(&r->next, &r->nn, &r->capn, k))
-          return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n + 1);
-      }
-      if ((i & 4095) == 0) report(r, "layers", n + 1, r->nn, i, r->nf);
-    }
-    r->stats.defender_by_len[n + 1] = r->nn;
-    tmp = r->frontier;
-    tcap = r->capf;
-    r->frontier = r->next;
-    r->capf = r->capn;
-    r->nf = r->nn;
-    r->next = tmp;
-    r->capn = tcap;
+    if (r->nf == 0 || n + 1 > r->opt.max_moves) break;
+    /* defender layer n+1: positions all of whose replies reach known mates */
+    rc = run_phase(r, n + 1, true, kinds, err);
+    if (rc) return rc;
+    r->stats.defender_by_len[n + 1] = r->nf;
     if (r->nf == 0) break;
   }
   return TS_OK;
-#undef ul
 }
 
 int retro_run(Retro *r, TsError *err) {
@@ -569,7 +661,7 @@ int retro_run(Retro *r, TsError *err) {
 static int value_of(Retro *r, const Position *pos, int64_t *slot) {
   int64_t i = table_find(r, key_of(pos));
   if (slot) *slot = i;
-  return i < 0 ? -1 : (int)(r->vals[i] & VAL_LEN_MASK);
+  return i < 0 ? -1 : (int)(__atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK);
 }
 
 static bool line_leftover(Retro *r, Position *pos);
@@ -648,7 +740,8 @@ static bool line_leftover(Retro *r, Position *pos) {
   int64_t slot;
   int v = value_of(r, pos, &slot);
   if (v < 0) return true;
-  if (r->vals[slot] & VAL_LEFT_KNOWN) return (r->vals[slot] & VAL_LEFT) != 0;
+  uint16_t cur = __atomic_load_n(&r->vals[slot], __ATOMIC_RELAXED);
+  if (cur & VAL_LEFT_KNOWN) return (cur & VAL_LEFT) != 0;
   bool left;
   if (v == 0) {
     left = pos->hand[BLACK] != 0;
@@ -666,7 +759,8 @@ static bool line_leftover(Retro *r, Position *pos) {
     left = line_leftover(r, pos);
     pos_undo_move(pos, m, &u);
   }
-  r->vals[slot] |= VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0);
+  /* classification threads share this memo; both bits are set together */
+  __atomic_fetch_or(&r->vals[slot], (uint16_t)(VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0)), __ATOMIC_RELAXED);
   return left;
 }
 
@@ -752,25 +846,70 @@ static bool material_is(const Position *pos, const int count[HAND_PT_NB]) {
   return true;
 }
 
+typedef struct {
+  Retro *r;
+  const int *count;
+  int (*cb)(const RetroProblem *p, void *ctx);
+  void *ctx;
+  pthread_mutex_t *lock;
+  uint64_t *next_chunk;
+  int *stop;
+  int id;
+  uint64_t done;
+  RetroProblem pb;
+} ClassifyWorker;
+
+static void *classify_worker(void *arg) {
+  ClassifyWorker *w = arg;
+  Retro *r = w->r;
+  for (;;) {
+    uint64_t c = __atomic_fetch_add(w->next_chunk, 1, __ATOMIC_RELAXED);
+    uint64_t begin = c * LAYER_CHUNK;
+    if (begin >= r->cap || __atomic_load_n(w->stop, __ATOMIC_RELAXED)) break;
+    uint64_t end = begin + LAYER_CHUNK < r->cap ? begin + LAYER_CHUNK : r->cap;
+    for (uint64_t i = begin; i < end; i++) {
+      Key k = r->keys[i];
+      if (!k || ((k >> 126) & 1)) continue;
+      int len = __atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK;
+      Position pos;
+      key_decode(k, &pos);
+      if (!material_is(&pos, w->count)) continue;
+      classify(r, &pos, len, &w->pb);
+      if (w->pb.flags & RETRO_F_COMPLETE)
+        if (is_minimal(r, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
+      pthread_mutex_lock(w->lock);
+      int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
+      if (rc && !*w->stop) *w->stop = rc;
+      pthread_mutex_unlock(w->lock);
+      w->done++;
+    }
+    if (w->id == 0) report(r, "classify", 0, w->done, end, r->cap);
+  }
+  return NULL;
+}
+
 int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const RetroProblem *p, void *ctx),
                           void *ctx) {
-  RetroProblem *pbp = &r->pb;
-#define pb (*pbp)
-  uint64_t done = 0;
-  for (uint64_t i = 0; i < r->cap; i++) {
-    Key k = r->keys[i];
-    if (!k || ((k >> 126) & 1)) continue;
-    int len = r->vals[i] & VAL_LEN_MASK;
-    Position pos;
-    key_decode(k, &pos);
-    if (!material_is(&pos, count)) continue;
-    classify(r, &pos, len, &pb);
-    if (pb.flags & RETRO_F_COMPLETE)
-      if (is_minimal(r, &pb)) pb.flags |= RETRO_F_MINIMAL;
-    int rc = cb(&pb, ctx);
-    if (rc) return rc;
-    if ((++done & 4095) == 0) report(r, "classify", len, done, i, r->cap);
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  ClassifyWorker *ws = calloc((size_t)nt, sizeof *ws);
+  pthread_t *th = calloc((size_t)nt, sizeof *th);
+  if (!ws || !th) {
+    free(ws);
+    free(th);
+    return TS_ERR_NOMEM;
   }
-  return 0;
-#undef pb
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  uint64_t next_chunk = 0;
+  int stop = 0, started = 0;
+  for (int t = 0; t < nt; t++) {
+    ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
+                             .next_chunk = &next_chunk, .stop = &stop, .id = t};
+    if (t == 0 || pthread_create(&th[t], NULL, classify_worker, &ws[t]) == 0) started = t + 1;
+    else break;
+  }
+  classify_worker(&ws[0]);
+  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  free(ws);
+  free(th);
+  return stop;
 }

@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
   int max_moves;          /* longest mate searched, in plies (odd); default 31 */
   bool strict_last_move;  /* 最終手余詰 makes a problem incomplete */
+  int threads;            /* worker threads for mates, layers and classification (default 1) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;
@@ -86,7 +87,8 @@ const RetroStats *retro_stats(const Retro *r);
 /*
  * Calls cb for every attacker-to-move position with a mate whose material is
  * exactly `count` (pieces of each kind on the board or in the attacker's hand),
- * classified; in a fixed order. cb returns non-zero to stop (that value is returned).
+ * classified. With several threads the order varies; cb is never called by two
+ * threads at once. cb returns non-zero to stop (that value is returned).
  */
 int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB],
                           int (*cb)(const RetroProblem *p, void *ctx), void *ctx);

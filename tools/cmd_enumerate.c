@@ -33,7 +33,8 @@ static const char ENUM_HELP[] =
     "                      committed are kept and the rest is written\n"
     "  --stats             print time per phase, positions per layer, peak memory and\n"
     "                      database size\n"
-    "  --threads N         accepted; the enumeration runs on one thread\n"
+    "  --threads N         worker threads (default: the number of processors); the\n"
+    "                      database is the same whatever the number\n"
     "  --batch N           records per write transaction (default 20000)\n";
 
 #define RULE_STRICT_LAST 1u
@@ -181,7 +182,9 @@ static int write_sorted(Writer *w) {
 
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
-  uint64_t max_moves = 31, threads = 1, batch = 20000;
+  uint64_t max_moves = 31, batch = 20000;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
   bool resume = false, stats = false, strict = false, force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -260,10 +263,9 @@ int cmd_enumerate(int argc, char **argv) {
     }
     if (skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)skip);
   }
-  if (threads > 1) fprintf(stderr, "note: --threads %llu accepted, running on one thread\n", (unsigned long long)threads);
 
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
-  RetroOptions ro = {(int)max_moves, strict, on_progress, &pr};
+  RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict, .threads = (int)threads, .progress = on_progress, .progress_ctx = &pr};
   Retro *r;
   rc = retro_create(&mat, &ro, &r, &err);
   if (rc) {

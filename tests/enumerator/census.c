@@ -306,7 +306,7 @@ static int on_retro(const RetroProblem *p, void *ctx) {
 int census_retro(const Material *m, CensusTable *t) {
   memset(t, 0, sizeof *t);
   Retro *r;
-  RetroOptions o = {63, false, NULL, NULL};
+  RetroOptions o = {.max_moves = 63, .threads = 2};
   if (retro_create(m, &o, &r, NULL)) return -1;
   if (retro_run(r, NULL)) {
     retro_free(r);
