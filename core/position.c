@@ -31,7 +31,8 @@ static void zobrist_init(void) {
 static uint64_t hand_key_of(const Position *pos) {
   uint64_t k = 0;
   for (int c = 0; c < COLOR_NB; c++)
-    for (int t = PAWN; t <= GOLD; t++) k += ZOB_HAND[c][t] * (uint64_t)hand_count(pos->hand[c], (PieceType)t);
+    if (pos->hand[c])
+      for (int t = PAWN; t <= GOLD; t++) k += ZOB_HAND[c][t] * (uint64_t)hand_count(pos->hand[c], (PieceType)t);
   return k;
 }
 
@@ -77,9 +78,11 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ)
   Bitboard a = (STEP_ATTACKS[o][PAWN][s] & T[PAWN]) | (STEP_ATTACKS[o][KNIGHT][s] & T[KNIGHT]) |
                (STEP_ATTACKS[o][SILVER][s] & T[SILVER]) | (STEP_ATTACKS[o][GOLD][s] & gold) |
                (STEP_ATTACKS[o][KING][s] & (T[KING] | T[HORSE] | T[DRAGON]));
-  a |= bb_lance_attacks(o, s, occ) & T[LANCE];
-  a |= bb_bishop_attacks(s, occ) & (T[BISHOP] | T[HORSE]);
-  a |= bb_rook_attacks(s, occ) & (T[ROOK] | T[DRAGON]);
+  /* sliders only when the side has some: their rays are the costly part */
+  Bitboard lances = T[LANCE] & mine, diag = (T[BISHOP] | T[HORSE]) & mine, orth = (T[ROOK] | T[DRAGON]) & mine;
+  if (lances) a |= bb_lance_attacks(o, s, occ) & lances;
+  if (diag) a |= bb_bishop_attacks(s, occ) & diag;
+  if (orth) a |= bb_rook_attacks(s, occ) & orth;
   return a & mine;
 }
 
