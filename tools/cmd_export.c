@@ -23,13 +23,15 @@ static const char EXPORT_HELP[] =
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line as a 変化 branch with its own shortest mate (found by the solver).\n"
-    "Every file written is read back with the KIF reader and replayed to mate.\n";
+    "Every problem is re-solved by the df-pn solver first (its length must be confirmed\n"
+    "exact; one that is not is reported and left out, exit status 1), and every file\n"
+    "written is read back with the KIF reader and replayed to mate.\n";
 
 typedef struct {
   const char *dir, *kif_file, *sfen_file;
   bool utf8, variations;
   uint32_t need;
-  uint64_t limit, written, seen;
+  uint64_t limit, written, seen, unconfirmed;
   char material[64];
   FILE *out;
   Solver *solver;
@@ -107,6 +109,17 @@ static int export_one(const TsRecord *r, void *vctx) {
   static Move line[TSDB_LINE_MAX];
   int n;
   if (dbutil_record_decode(r, &pos, line, &n, &x->err)) return x->rc = x->err.code;
+  /* every exported problem is re-solved forward: the length must be confirmed exact */
+  SolveResult chk;
+  if (solver_solve(x->solver, &pos, &chk) != TS_OK || chk.status != SOLVE_MATE || chk.length != r->length ||
+      !chk.exact) {
+    char sf[SFEN_MAX];
+    sfen_write(&pos, sf, sizeof sf);
+    fprintf(stderr, "tsume export: solver does not confirm %s: stored %u, solver %s %d\n", sf, r->length,
+            chk.status == SOLVE_MATE ? "mate" : chk.status == SOLVE_NOMATE ? "nomate" : "unknown", chk.length);
+    x->unconfirmed++;
+    return 0;
+  }
   char id[96], name[160], num[16], sfen[SFEN_MAX], flags[256];
   snprintf(id, sizeof id, "%s-%02u-%06llu", x->material, r->length, (unsigned long long)x->seen);
   sfen_write(&pos, sfen, sizeof sfen);
@@ -252,6 +265,7 @@ int cmd_export(int argc, char **argv) {
   if (x.out && fclose(x.out) != 0 && !x.rc) x.rc = ts_error_set(&x.err, TS_ERR_IO, outp, 0, 0, "write failed");
   if (x.rc) return cli_fail("export", &x.err);
   if (rc && rc != 1) return cli_fail("export", &err);
-  fprintf(stderr, "exported %llu problem(s)\n", (unsigned long long)x.written);
-  return x.written ? 0 : 1;
+  fprintf(stderr, "exported %llu problem(s), each re-solved by the solver; %llu not confirmed (not written)\n",
+          (unsigned long long)x.written, (unsigned long long)x.unconfirmed);
+  return x.written && !x.unconfirmed ? 0 : 1;
 }
