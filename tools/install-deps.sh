@@ -1,9 +1,12 @@
 #!/bin/sh
 # Installs what tsume needs to build and test on Debian 12 (uses sudo when not root).
+# node and npm (for the KIF read-back test) are installed only when missing, since
+# a node from another source ships its own npm and conflicts with Debian's.
 set -e
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+PKGS="build-essential cmake ninja-build pkg-config clang liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev"
+command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 $SUDO apt-get update
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-  build-essential cmake ninja-build pkg-config clang \
-  liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev nodejs npm
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y $PKGS
