@@ -1,5 +1,6 @@
 #include "mate1.h"
 
+#include "checkgen.h"
 #include "movegen.h"
 
 static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
@@ -65,7 +66,7 @@ bool mate1_has_evasion(const Position *pos) {
 
 Move mate1_find(Position *pos) {
   MoveList l;
-  movegen_checks(pos, &l);
+  checkgen_generate(pos, &l);
   for (int i = 0; i < l.size; i++) {
     Undo u;
     Move m = l.moves[i];

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkgen.h"
 #include "mate1.h"
 #include "movegen.h"
 #include "search.h"
@@ -53,14 +54,55 @@ static inline Hand hand_min2(Hand a, Hand b) {
 
 /* ---------------------------------------------------------------- keys */
 
+void search_keys_init(Solver *s) {
+  uint64_t x = 0x7473756d65ULL; /* fixed: keys are the same in every run */
+  for (int q = 0; q < SQ_NB; q++)
+    for (int p = 0; p < PIECE_NB; p++) s->zob_psq[q][p] = mix64(x += 0x9e3779b97f4a7c15ULL);
+  s->zob_side = mix64(x += 0x9e3779b97f4a7c15ULL);
+}
+
+uint64_t search_board_hash(const Solver *s, const Position *pos) {
+  uint64_t h = pos->side == WHITE ? s->zob_side : 0;
+  for (Square q = 0; q < SQ_NB; q++)
+    if (pos->board[q]) h ^= s->zob_psq[q][pos->board[q]];
+  return h;
+}
+
+uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
+  Square to = move_to(m);
+  bh ^= s->zob_side;
+  if (move_is_drop(m)) return bh ^ s->zob_psq[to][piece_make(pos->side, move_drop_type(m))];
+  Square from = move_from(m);
+  Piece p = pos->board[from], cap = pos->board[to];
+  Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+  bh ^= s->zob_psq[from][p] ^ s->zob_psq[to][np];
+  if (cap) bh ^= s->zob_psq[to][cap];
+  return bh;
+}
+
 uint64_t search_key(const Solver *s, int futsq) {
-  uint64_t k = s->pos.board_key ^ s->salt;
+  uint64_t k = s->bh ^ s->salt;
   if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
   return k ? k : 1;
 }
 
-uint64_t search_full_key(const Position *pos, Color attacker) {
-  return pos->board_key ^ mix64((uint64_t)pos->hand[attacker] * 2654435761u + 17);
+static inline uint64_t key_of(const Solver *s, uint64_t bh, int futsq) {
+  uint64_t k = bh ^ s->salt;
+  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  return k ? k : 1;
+}
+
+uint64_t search_full_key(uint64_t bh, Hand attacker_hand) {
+  return bh ^ mix64((uint64_t)attacker_hand * 2654435761u + 17);
+}
+
+/* The attacker's hand after move m (played from pos; virtual captures hand the piece back). */
+static inline Hand hand_after(const Solver *s, const Position *pos, Move m, bool virt) {
+  Hand h = pos->hand[s->attacker];
+  if (pos->side != s->attacker || virt) return h;
+  if (move_is_drop(m)) return hand_sub(h, move_drop_type(m));
+  Piece cap = pos->board[move_to(m)];
+  return cap ? hand_add(h, pt_demote(piece_type(cap))) : h;
 }
 
 static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
@@ -120,13 +162,14 @@ void search_begin(Solver *s, Color attacker, bool futile) {
   int total[HAND_PT_NB] = {0};
   for (Square q = 0; q < SQ_NB; q++)
     if (pos->board[q] && piece_type(pos->board[q]) != KING) total[pt_demote(piece_type(pos->board[q]))]++;
-  uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker);
+  /* lengths under the 無駄合 rule and strict ones must not meet in the table */
+  uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker + (s->opt.futile_rule ? 0x100u : 0u));
   for (int t = PAWN; t <= GOLD; t++) {
     total[t] += hand_count(pos->hand[BLACK], (PieceType)t) + hand_count(pos->hand[WHITE], (PieceType)t);
     salt = mix64(salt ^ ((uint64_t)total[t] << (t * 5)));
   }
-  /* the board key's bit 0 is the side to move: keep it out of the salt */
-  s->salt = salt & ~1ULL;
+  s->salt = salt;
+  s->bh = search_board_hash(s, pos);
   s->futile = futile;
   s->depth_hit = false;
   s->rep.cur++;
@@ -165,6 +208,10 @@ void search_check_limits(Solver *s) {
 }
 
 static inline bool search_abort(Solver *s) {
+  if (s->node_limit && s->nodes >= s->node_limit && !s->stopped) {
+    s->stopped = true;
+    s->stop_reason = "nodes";
+  }
   if (s->budget_stop && s->nodes + ((s->tt_probes * s->probe_w1024) >> 10) >= s->budget_stop) s->budget_hit = true;
   return s->stopped || s->budget_hit;
 }
@@ -247,30 +294,46 @@ static bool arena_reserve(Solver *s, size_t n) {
   return true;
 }
 
-/* Fills c's cached state from the table (or the path) with the child position on s->pos. */
-static void child_lookup(Solver *s, Child *c, int len, int depth, uint64_t pk) {
+/* Initial proof number of a new AND node (defender in check, to move): one
+ * plus the king's safe squares, so checks that leave the king room wait. */
+static inline uint32_t escape_estimate(const Position *pos) {
+  Square k = pos->king[pos->side];
+  if (k == SQ_NONE) return 1;
+  Color them = color_flip(pos->side);
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
+  Bitboard b = STEP_ATTACKS[pos->side][KING][k] & ~pos->by_color[pos->side];
+  uint32_t n = 1;
+  while (b)
+    if (!pos_attackers_to(pos, bb_pop(&b), them, occ)) n++;
+  return n;
+}
+
+/* Looks up the children [0, n) of the node on s->pos: first every child key
+ * (prefetching its cluster), then the table, so memory latency overlaps. */
+static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk) {
   Position *pos = &s->pos;
-  bool virt = c->flags & CHILD_VIRTUAL;
-  Undo u;
-  PieceType ret = PT_NONE;
-  if (virt)
-    search_virtual_do(pos, c->move, &u, &ret);
-  else
-    pos_do_move(pos, c->move, &u);
-  int clen = child_len(len, virt);
-  int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
-  uint64_t full = search_full_key(pos, s->attacker);
-  if (path_has(s, depth + 1, full)) {
-    c->pn = PN_INF;
-    c->dn = 0;
-    c->len = TT_LEN_INF;
-    c->hand = 0;
-    c->flags |= CHILD_REP;
-  } else {
+  LookupScratch *ls = s->lookup;
+  for (int i = 0; i < n; i++) {
+    Child *c = &ch[i];
+    bool virt = c->flags & CHILD_VIRTUAL;
+    int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
+    uint64_t cbh = search_move_hash(s, pos, s->bh, c->move);
+    ls[i].key = key_of(s, cbh, cfut);
+    ls[i].hand = hand_after(s, pos, c->move, virt);
+    ls[i].full = search_full_key(cbh, ls[i].hand);
+    tt_prefetch(&s->tt, ls[i].key);
+  }
+  for (int i = 0; i < n; i++) {
+    Child *c = &ch[i];
+    bool virt = c->flags & CHILD_VIRTUAL;
+    bool rep = path_has(s, depth + 1, ls[i].full);
     TTProbe p;
-    tt_probe(&s->tt, search_key(s, cfut), pos->hand[s->attacker], clen, &p);
-    s->tt_probes++;
-    if ((p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt))) {
+    if (!rep) {
+      tt_probe(&s->tt, ls[i].key, ls[i].hand, child_len(len, virt), &p);
+      s->tt_probes++;
+      rep = (p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt));
+    }
+    if (rep) {
       c->pn = PN_INF;
       c->dn = 0;
       c->len = TT_LEN_INF;
@@ -282,12 +345,22 @@ static void child_lookup(Solver *s, Child *c, int len, int depth, uint64_t pk) {
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
+      if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
+        /* df-pn+: a new AND node starts from an estimate */
+        Undo u;
+        PieceType ret = PT_NONE;
+        if (virt)
+          search_virtual_do(pos, c->move, &u, &ret);
+        else
+          pos_do_move(pos, c->move, &u);
+        c->pn = escape_estimate(pos);
+        if (virt)
+          search_virtual_undo(pos, c->move, &u, ret);
+        else
+          pos_undo_move(pos, c->move, &u);
+      }
     }
   }
-  if (virt)
-    search_virtual_undo(pos, c->move, &u, ret);
-  else
-    pos_undo_move(pos, c->move, &u);
 }
 
 /* Static order: at OR nodes captures and promotions near the king first, drops of
@@ -349,7 +422,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
   SearchResult res;
 
   if (or_node) {
-    movegen_checks(pos, ml);
+    checkgen_generate(pos, ml);
     bool real_ok = !bounded || len >= 1;
     if (!ml->size) {
       /* no check at all: more of a kind already held adds no check, a new kind might */
@@ -360,7 +433,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       res = result_make(PN_INF, 0, TT_LEN_INF, dp, false);
       goto store;
     }
-    if (real_ok && s->opt.use_mate1) {
+    if (real_ok && s->opt.use_mate1 && !self.exact) { /* once: a stored node has been tried */
       for (int i = 0; i < ml->size; i++) {
         Undo u;
         Move m = ml->moves[i];
@@ -386,15 +459,38 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       s->stop_reason = "memory";
       return result_make(self.pn, self.dn, 0, hand, false);
     }
+    /* Budget 1: only a mate at once counts (or, with the 無駄合 rule, a check
+     * answered by drops alone); every other check is refuted without a node. */
+    bool last = bounded && len == 1;
+    bool any_mate1 = false;
     Child *ch = s->arena + base;
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
+      if (last && real_ok) {
+        Undo u;
+        pos_do_move(pos, m, &u);
+        bool keep = false;
+        if (!mate1_has_evasion(pos)) {
+          keep = any_mate1 = true;
+        } else if (s->futile && search_distant_check(pos)) {
+          MoveList *ev = &s->scratch2;
+          movegen_evasions(pos, ev);
+          keep = true;
+          for (int j = 0; j < ev->size && keep; j++) keep = move_is_drop(ev->moves[j]);
+        }
+        pos_undo_move(pos, m, &u);
+        if (!keep) {
+          if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
+            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key(pos, m, true)};
+          continue;
+        }
+      }
       uint32_t ok = order_key(pos, m, true);
       if (real_ok) ch[n++] = (Child){m, 1, 1, 0, 0, 0, 0, ok};
       if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
         ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, ok};
     }
-    if (!real_ok) len_cut = true;
+    if (!real_ok || last) len_cut = true;
   } else {
     movegen_evasions(pos, ml);
     if (!ml->size) {
@@ -419,6 +515,25 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       }
       ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key(pos, m, false)};
     }
+    /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
+     * open drop of a square takes part in the node (delayed expansion): once it is
+     * proven the next kind usually follows from its proof pieces. */
+    int first_drop = n;
+    for (int i = 0; i < n; i++)
+      if (move_is_drop(ch[i].move)) {
+        first_drop = i;
+        break;
+      }
+    for (int i = first_drop + 1; i < n; i++) {
+      Child c = ch[i];
+      uint32_t kc = (uint32_t)move_to(c.move) * 16 + (uint32_t)move_drop_type(c.move);
+      int j = i - 1;
+      while (j >= first_drop && (uint32_t)move_to(ch[j].move) * 16 + (uint32_t)move_drop_type(ch[j].move) > kc) {
+        ch[j + 1] = ch[j];
+        j--;
+      }
+      ch[j + 1] = c;
+    }
   }
   s->arena_top = base + (size_t)n;
 
@@ -429,7 +544,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     goto store;
   }
 
-  for (int i = 0; i < n; i++) child_lookup(s, &s->arena[base + (size_t)i], len, depth, pk);
+  children_lookup(s, s->arena + base, n, len, depth, pk);
 
   /* The best move of the table entry goes first among equals. */
   if (self.best) {
@@ -467,8 +582,14 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       if (pn == 0) dn = PN_INF;
       if (pn >= PN_INF) dn = 0;
     } else {
+      int open_sq = -1;
       for (int i = 0; i < n; i++) {
         Child *c = &ch[i];
+        if (move_is_drop(c->move)) {
+          int sq = move_to(c->move);
+          if (sq == open_sq && c->dn != 0) continue; /* waits for the open drop on its square */
+          if (c->pn != 0) open_sq = sq;
+        }
         sum = sat_add(sum, c->pn);
         if (best < 0) {
           min1 = c->dn;
@@ -490,25 +611,33 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
 
     Child *c = &ch[best];
     uint32_t cthpn, cthdn;
+    /* df-pn: the child may work until it is no longer the best (second best, widened);
+     * PDS: it deepens by one step only (multiple iterative deepening at every node) */
+    uint32_t bound = s->pds_mode ? sat_add(min1, 1) : widen(min2);
     if (or_node) {
-      cthpn = s->pds_mode ? thpn : (thpn < widen(min2) ? thpn : widen(min2));
+      cthpn = thpn < bound ? thpn : bound;
       cthdn = thdn >= PN_INF - 1 ? PN_INF - 1 : thdn - dn + c->dn;
     } else {
-      cthdn = s->pds_mode ? thdn : (thdn < widen(min2) ? thdn : widen(min2));
+      cthdn = thdn < bound ? thdn : bound;
       cthpn = thpn >= PN_INF - 1 ? PN_INF - 1 : thpn - pn + c->pn;
     }
     Move m = c->move;
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(m) : -1;
+    uint64_t bh0 = s->bh;
+    uint64_t cbh = search_move_hash(s, pos, bh0, m);
+    uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;
     if (virt)
       search_virtual_do(pos, m, &u, &ret);
     else
       pos_do_move(pos, m, &u);
-    path_push(s, depth + 1, search_full_key(pos, att));
+    s->bh = cbh;
+    path_push(s, depth + 1, cfull);
     SearchResult r = mid(s, cthpn, cthdn, child_len(len, virt), depth + 1, path_next(pk, m, virt), cfut);
     path_pop(s, depth + 1);
+    s->bh = bh0;
     if (virt)
       search_virtual_undo(pos, m, &u, ret);
     else
@@ -522,6 +651,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       c->flags |= CHILD_REP;
     else
       c->flags &= (uint8_t)~CHILD_REP;
+    if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
+      /* the next kind on this square becomes open: its proof may already be known */
+      Child *nx = &s->arena[base + (size_t)best + 1];
+      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m)) children_lookup(s, nx, 1, len, depth, pk);
+    }
   }
 
   {
@@ -637,7 +771,8 @@ store:
 }
 
 SearchResult search_root(Solver *s, uint32_t thpn, uint32_t thdn, int len) {
-  uint64_t full = search_full_key(&s->pos, s->attacker);
+  s->bh = search_board_hash(s, &s->pos);
+  uint64_t full = search_full_key(s->bh, s->pos.hand[s->attacker]);
   path_push(s, 0, full);
   SearchResult r = mid(s, thpn, thdn, len, 0, 0x243f6a8885a308d3ULL, -1);
   path_pop(s, 0);
@@ -656,14 +791,19 @@ SearchResult search_solve(Solver *s, int len) {
 SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32_t thdn, int len) {
   Position *pos = &s->pos;
   Undo undo[64];
+  uint64_t bhs[65];
   uint64_t pk = 0x243f6a8885a308d3ULL;
   if (n > 64) n = 64;
-  path_push(s, 0, search_full_key(pos, s->attacker));
+  s->bh = search_board_hash(s, pos);
+  bhs[0] = s->bh;
+  path_push(s, 0, search_full_key(s->bh, pos->hand[s->attacker]));
   int l = len;
   for (int i = 0; i < n; i++) {
     pk = path_next(pk, path[i], false);
+    s->bh = search_move_hash(s, pos, s->bh, path[i]);
+    bhs[i + 1] = s->bh;
     pos_do_move(pos, path[i], &undo[i]);
-    path_push(s, i + 1, search_full_key(pos, s->attacker));
+    path_push(s, i + 1, search_full_key(s->bh, pos->hand[s->attacker]));
     l = child_len(l, false);
   }
   SearchResult r;
@@ -677,10 +817,12 @@ SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32
     pos_undo_move(pos, path[i], &undo[i]);
   }
   path_pop(s, 0);
+  s->bh = bhs[0];
   return r;
 }
 
 void search_probe_pos(Solver *s, int len, TTProbe *out) {
+  s->bh = search_board_hash(s, &s->pos);
   tt_probe(&s->tt, search_key(s, -1), s->pos.hand[s->attacker], len, out);
   s->tt_probes++;
 }

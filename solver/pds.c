@@ -2,10 +2,11 @@
  * pds.c - PDS (Nagai 1998) and the multi-path simultaneous search of seed 004
  * (Takano et al.), both on the df-pn engine of dfpn.c and its table.
  *
- * PDS: both numbers are thresholds; the root deepens them from 1, raising the
- * smaller side each iteration (pn <= dn: the proof threshold, else the disproof
- * one); inside, a child inherits the full threshold of its kind (no
- * second-best bound, which is what makes df-pn different).
+ * PDS: both numbers are thresholds and every node deepens them itself (multiple
+ * iterative deepening): the chosen child is asked to raise its number by one
+ * step only (pn + 1 at OR nodes, dn + 1 at AND nodes), where df-pn lets it work
+ * up to the second-best child's number. OR nodes expand the least pn child,
+ * AND nodes the least dn child, and the table keeps every node's numbers.
  *
  * Multi-path: pseudo-threads share the table. Thread 0, the leader, runs PDS
  * from the root. Each other thread is attached to an OR node on the leader's
@@ -23,34 +24,9 @@
 #include "movegen.h"
 #include "search.h"
 
-typedef struct {
-  uint32_t thpn, thdn;
-} Deepening;
-
-/* One PDS iteration step: search, then raise the smaller threshold. */
-static SearchResult pds_step(Solver *s, const Move *path, int n, Deepening *d, int len) {
-  SearchResult r = search_at(s, path, n, d->thpn, d->thdn, len);
-  if (r.pn == 0 || r.dn == 0 || s->stopped || s->budget_hit) return r;
-  if (r.pn <= r.dn) {
-    uint32_t t = r.pn + 1;
-    d->thpn = t > d->thpn ? t : d->thpn + 1;
-  } else {
-    uint32_t t = r.dn + 1;
-    d->thdn = t > d->thdn ? t : d->thdn + 1;
-  }
-  if (d->thpn >= PN_INF - 1) d->thpn = PN_INF - 1;
-  if (d->thdn >= PN_INF - 1) d->thdn = PN_INF - 1;
-  return r;
-}
-
 SearchResult search_pds(Solver *s, int len) {
-  Deepening d = {1, 1};
-  SearchResult r;
   s->pds_mode = 1;
-  for (;;) {
-    r = pds_step(s, NULL, 0, &d, len);
-    if (r.pn == 0 || r.dn == 0 || s->stopped) break;
-  }
+  SearchResult r = search_solve(s, len);
   s->pds_mode = 0;
   return r;
 }
@@ -64,7 +40,6 @@ typedef struct {
   Move path[MP_PATH_MAX]; /* from the root to the node searched by this thread */
   int n;
   int anchor;             /* slaves: length of the path to the OR node they are attached to */
-  Deepening d;
   uint32_t pn, dn;        /* of the node searched, for the budgets */
   bool active;
 } PseudoThread;
@@ -131,8 +106,6 @@ static bool slave_pick(Solver *s, PseudoThread *t, const Move *leader_path, int 
   if (best == MOVE_NONE) return false;
   t->path[t->anchor] = best;
   t->n = t->anchor + 1;
-  t->d.thpn = bpn + 1;
-  t->d.thdn = bdn + 1;
   t->pn = bpn;
   t->dn = bdn;
   return true;
@@ -144,7 +117,6 @@ SearchResult search_multipath(Solver *s, int len) {
   if (nt > MP_MAX_THREADS) nt = MP_MAX_THREADS;
   PseudoThread th[MP_MAX_THREADS];
   memset(th, 0, sizeof th);
-  th[0].d.thpn = th[0].d.thdn = 1;
   th[0].active = true;
   s->pds_mode = 1;
   s->probe_w1024 = (uint32_t)(s->opt.mp_tt_weight * 1024.0);
@@ -195,12 +167,12 @@ SearchResult search_multipath(Solver *s, int len) {
     s->budget_stop = s->nodes + ((s->tt_probes * s->probe_w1024) >> 10) + (uint64_t)budget;
     bool proved_anchor = false;
     if (turn == 0) {
-      r = pds_step(s, NULL, 0, &t->d, len);
+      r = search_at(s, NULL, 0, PN_INF - 1, PN_INF - 1, len);
       s->budget_stop = 0;
       if (r.pn == 0 || r.dn == 0) break;
     } else {
       for (;;) {
-        SearchResult q = pds_step(s, t->path, t->n, &t->d, len);
+        SearchResult q = search_at(s, t->path, t->n, PN_INF - 1, PN_INF - 1, len);
         t->pn = q.pn;
         t->dn = q.dn;
         if (q.pn == 0) {

@@ -15,6 +15,7 @@
  *             lines (bounded by a budget so long problems stay cheap).
  * A node with only futile drops left ends the line as mate.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,10 +174,10 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
 
 /* Probe of the table for the position p (s->salt set for the attacker). */
 static void probe_pos(Solver *s, const Position *p, int futsq, TTProbe *out) {
-  Position keep = s->pos;
-  s->pos = *p;
+  uint64_t keep = s->bh;
+  s->bh = search_board_hash(s, p);
   uint64_t key = search_key(s, futsq);
-  s->pos = keep;
+  s->bh = keep;
   tt_probe(&s->tt, key, p->hand[s->attacker], TT_LEN_INF, out);
 }
 
@@ -255,10 +256,6 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       if (k == 0) exact = true;
       break;
     }
-  } else {
-    /* the strict first proof may be longer than the length under the 無駄合 rule */
-    int m = 0;
-    if (pv_mate_within(s, root, root->side, U, &m) == 1 && m < U) U = m;
   }
   r->status = SOLVE_MATE;
   r->length = U;
@@ -273,7 +270,8 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
     s->pv_cap = U + 8;
   }
   int n = -1;
-  if (!s->stopped) {
+  if (s->opt.prove_exact && getenv("TSUME_DEBUG")) fprintf(stderr, "exactness done: U=%d exact=%d nodes=%llu ms=%llu\n", U, exact, (unsigned long long)s->nodes, (unsigned long long)(solver_now_ms() - s->start_ms));
+  if (!s->stopped && s->opt.prove_exact) {
     s->tie_budget = 64;
     n = line_build(s, root, U, s->pv, s->pv_cap);
   }
@@ -281,7 +279,7 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
     /* a limit stopped the search: follow the proofs left in the table instead */
     n = line_follow_table(s, root, U, s->pv, s->pv_cap);
     r->exact = false;
-    if (!r->stop_reason) r->stop_reason = s->stop_reason;
+    if (!r->stop_reason && s->opt.prove_exact) r->stop_reason = s->stop_reason;
   }
   if (n < 0) return;
   int bad = 0;
@@ -294,10 +292,9 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   r->pv = s->pv;
   r->pv_len = n;
   r->komaamari = !hand_empty(e.hand[root->side]);
-  if (n != U) {
-    r->exact = false; /* only when a line ends early on futile drops or comes from the table */
-    r->length = n;
-  }
+  /* A line read from the table (limits, or no exactness asked) is a checked mate
+   * but not necessarily the main line: its length may differ from the bound U. */
+  if (n != U && r->exact) r->exact = false;
 }
 
 /* ---------------------------------------------------------------- verification */

@@ -41,6 +41,12 @@ enum {
   CHILD_REP = 4      /* disproven by a repetition / depth limit on the current path */
 };
 
+typedef struct {
+  uint64_t key, full;
+  Hand hand;
+  uint32_t est;
+} LookupScratch;
+
 /* Path-keyed table of repetition disproofs (lossy; a generation number clears it). */
 typedef struct {
   uint64_t *key;
@@ -54,8 +60,13 @@ struct Solver {
   TT tt;
   RepTable rep;
 
+  /* the solver's own Zobrist keys, so child keys come without playing the move */
+  uint64_t zob_psq[SQ_NB][PIECE_NB];
+  uint64_t zob_side;
+
   /* per search */
   Position pos;   /* working position */
+  uint64_t bh;    /* board hash of pos (zob_psq, zob_side) */
   Color attacker;
   uint64_t salt;  /* mixes the attacker colour and the material into every key */
   bool futile;    /* 無駄合 candidates get virtual children (bounded searches only) */
@@ -77,7 +88,8 @@ struct Solver {
   /* path */
   uint64_t *path_full;
   uint16_t *rep_filter; /* counts of full keys on the path, by low bits */
-  MoveList scratch;
+  MoveList scratch, scratch2;
+  LookupScratch lookup[MAX_MOVES * 2];
 
   /* children arena */
   Child *arena;
@@ -108,6 +120,11 @@ void search_probe_pos(Solver *s, int len, TTProbe *out);
 SearchResult search_solve(Solver *s, int len);
 /* Key of the current node (s->pos) for the table. */
 uint64_t search_key(const Solver *s, int futsq);
+/* Board hash of pos from scratch (the solver's keys), and the hash after move m (played from pos). */
+uint64_t search_board_hash(const Solver *s, const Position *pos);
+uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m);
+/* Fills the solver's Zobrist keys (solver_create). */
+void search_keys_init(Solver *s);
 void search_check_limits(Solver *s);
 /* A mate position's proof hand (defender to move, no reply). */
 Hand search_mate_proof_hand(const Position *pos, Color attacker);
@@ -115,7 +132,7 @@ Hand search_mate_proof_hand(const Position *pos, Color attacker);
  * between squares (0 if not). */
 Bitboard search_distant_check(const Position *pos);
 /* Full key (board, hands) for repetition tests. */
-uint64_t search_full_key(const Position *pos, Color attacker);
+uint64_t search_full_key(uint64_t bh, Hand attacker_hand);
 /* Plays the capture of a futile-drop candidate and hands the piece back; undo with search_virtual_undo. */
 void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned);
 void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType returned);

@@ -38,6 +38,7 @@ Solver *solver_create(const SolverOptions *o) {
   else
     solver_options_default(&s->opt);
   if (!s->opt.hash_mb) s->opt.hash_mb = 1;
+  search_keys_init(s);
   size_t rep_n = (size_t)1 << 18;
   s->rep.key = malloc(rep_n * sizeof *s->rep.key);
   s->rep.gen = calloc(rep_n, sizeof *s->rep.gen);

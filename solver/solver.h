@@ -93,9 +93,12 @@ typedef enum { SOLVE_MATE, SOLVE_NOMATE, SOLVE_UNKNOWN } SolveStatus;
 
 typedef struct {
   SolveStatus status;
-  int length;             /* plies of the main line (SOLVE_MATE) */
-  bool exact;             /* length proven shortest (else an upper bound) */
-  Move *pv;               /* main line; owned by the Solver, valid until its next call or solver_free */
+  int length;             /* mate length (SOLVE_MATE): exact, or an upper bound when !exact */
+  bool exact;             /* length proven shortest and pv is the main line of that length */
+  Move *pv;               /* owned by the Solver, valid until its next call or solver_free. exact: the
+                           * main line (pv_len == length); else a checked mating line (legal, all
+                           * checks, ends in mate) read from the proofs found, pv_len may differ
+                           * from length; pv_len 0 when none could be built */
   int pv_len;
   bool komaamari;         /* the attacker still holds pieces at the end of the main line */
   uint64_t nodes;         /* nodes visited by all searches of the call */

@@ -9,13 +9,13 @@
  *                     answers every query with hand >= proof hand and len >= mate length
  *   disproven (dn = 0): hand = disproof hand, len = "no mate within len" (TT_LEN_INF = never);
  *                     answers every query with hand <= disproof hand and len <= that
- *   unknown:          hand = the node's hand, len = the length budget it was searched with;
- *                     answers only the same hand and budget (pn, dn estimates)
+ *   unknown:          hand = the node's hand, len = the budget it was last searched with;
+ *                     answers the same hand, any budget (pn, dn are estimates only)
  *
- * Layout of one entry (32 bytes):
- *   key 64 | hand 32 | pn 32 | dn 32 | amount 32 | len 16 | best move 16 | flags 8 | pad 24
+ * Layout of one entry (24 bytes; a cluster of 8 is three cache lines):
+ *   tag 32 | hand 32 | pn 32 | dn 32 | len 16 | amount 16 | best move 16 | flags 8 | pad 8
  *
- * Clusters are TT_CLUSTER consecutive entries starting at key % size. When a
+ * The low 32 bits of the key choose the cluster, the high 32 bits are the tag. When a
  * cluster is full the entry with the least search effort ("amount") is replaced;
  * when the table is more than 3/4 full tt_gc drops the half with the least effort.
  */
@@ -28,7 +28,7 @@
 
 #include "types.h"
 
-#define TT_CLUSTER 16
+#define TT_CLUSTER 8
 #define TT_LEN_INF 30000
 #define PN_INF 0x7fffffffu
 #define PN_MAX (PN_INF - 2u) /* largest finite proof / disproof number */
@@ -36,19 +36,21 @@
 enum { TT_FLAG_REP = 1 }; /* the node was once disproven by a repetition on some path */
 
 typedef struct {
-  uint64_t key;
+  uint32_t tag; /* high half of the key (the low half chose the cluster); 0 = empty */
   Hand hand;
   uint32_t pn, dn;
-  uint32_t amount;
   int16_t len;
+  uint16_t amount; /* search effort, log-scaled (see tt.c) */
   uint16_t best;
   uint8_t flags;
-  uint8_t pad[3];
+  uint8_t pad;
 } TTEntry;
 
 typedef struct {
   TTEntry *e;
-  size_t size; /* entries (plus TT_CLUSTER - 1 of padding after them) */
+  void *mem;
+  size_t clusters; /* the table holds clusters * TT_CLUSTER entries */
+  size_t size;     /* entries */
   size_t used;
 } TT;
 
@@ -61,6 +63,17 @@ typedef struct {
   uint32_t amount;
   bool exact;     /* an unknown entry of this very hand and budget was found */
 } TTProbe;
+
+static inline TTEntry *tt_cluster(const TT *tt, uint64_t key) {
+  return tt->e + (size_t)(((uint64_t)(uint32_t)key * tt->clusters) >> 32) * TT_CLUSTER;
+}
+
+static inline void tt_prefetch(const TT *tt, uint64_t key) {
+  const char *c = (const char *)tt_cluster(tt, key);
+  __builtin_prefetch(c);
+  __builtin_prefetch(c + 64);
+  __builtin_prefetch(c + 128);
+}
 
 /* Allocates mb MiB (at least one cluster). false when out of memory. */
 bool tt_init(TT *tt, size_t mb);

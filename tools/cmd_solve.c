@@ -174,6 +174,9 @@ int cmd_solve(int argc, char **argv) {
     } else {
       printf("unknown (%s)\n", r.stop_reason ? r.stop_reason : "limit");
     }
+    if (r.status == SOLVE_MATE)
+      printf("first_proof length %d nodes %llu time_ms %llu\n", r.first_length, (unsigned long long)r.first_nodes,
+             (unsigned long long)r.first_time_ms);
     printf("nodes %llu\ntime_ms %llu\n", (unsigned long long)r.nodes, (unsigned long long)r.time_ms);
   }
   if (r.status == SOLVE_UNKNOWN && json) fprintf(stderr, "tsume solve: stopped by the %s limit\n", r.stop_reason);

@@ -1,0 +1,116 @@
+#include "checkgen.h"
+
+#include "mate1.h"
+#include "movegen.h"
+
+static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
+
+static inline bool must_promote(Color c, PieceType t, Square to) {
+  int rr = rel_rank(c, to);
+  return ((t == PAWN || t == LANCE) && rr == 1) || (t == KNIGHT && rr <= 2);
+}
+
+static inline Bitboard drop_ok(Color c, PieceType t) {
+  if (t == PAWN || t == LANCE) return BB_ALL & ~BB_RANK[c == BLACK ? 1 : 9];
+  if (t == KNIGHT) return BB_ALL & ~(c == BLACK ? (BB_RANK[1] | BB_RANK[2]) : (BB_RANK[8] | BB_RANK[9]));
+  return BB_ALL;
+}
+
+static inline void push(MoveList *l, Move m) { l->moves[l->size++] = m; }
+
+static inline bool is_slider(PieceType t) {
+  return t == LANCE || t == BISHOP || t == ROOK || t == HORSE || t == DRAGON;
+}
+
+/* Squares from which a piece of kind t of colour `us` attacks ek, with occupancy occ. */
+static inline Bitboard check_squares(Color us, PieceType t, Square ek, Bitboard occ) {
+  return bb_attacks(color_flip(us), t, ek, occ);
+}
+
+void checkgen_generate(const Position *pos, MoveList *l) {
+  Color us = pos->side, them = color_flip(us);
+  Square ek = pos->king[them];
+  l->size = 0;
+  if (ek == SQ_NONE) return;
+  Square ok = pos->king[us];
+  if (ok != SQ_NONE && pos->checkers) {
+    movegen_checks(pos, l);
+    return;
+  }
+  Bitboard occ = pos_occupied(pos);
+  Bitboard own = pos->by_color[us];
+  Bitboard empty = BB_ALL & ~occ;
+  Bitboard chk[PT_NB];
+  for (int t = PAWN; t < PT_NB; t++)
+    if (t != KING) chk[t] = check_squares(us, (PieceType)t, ek, occ);
+  Bitboard disc = pos_blockers(pos, them, us) & own;
+  Bitboard pinned = ok != SQ_NONE ? pos_blockers(pos, us, them) & own : 0;
+
+  /* drops */
+  Hand h = pos->hand[us];
+  if (h) {
+    for (int t = PAWN; t <= GOLD; t++) {
+      if (!hand_has(h, (PieceType)t)) continue;
+      Bitboard b = chk[t] & empty & drop_ok(us, (PieceType)t);
+      if (t == PAWN && b) {
+        Bitboard pawns = pos_pieces(pos, us, PAWN);
+        while (pawns) b &= ~BB_FILE[sq_file(bb_pop(&pawns))];
+        if (b) {
+          /* 打ち歩詰め: a pawn drop that checks must leave a reply */
+          Square to = bb_lsb(b);
+          Position tmp = *pos;
+          Undo u;
+          Move m = move_make_drop(PAWN, to, us);
+          pos_do_move(&tmp, m, &u);
+          if (mate1_has_evasion(&tmp)) push(l, m);
+        }
+        continue;
+      }
+      while (b) push(l, move_make_drop((PieceType)t, bb_pop(&b), us));
+    }
+  }
+
+  /* board moves of the pieces other than the king */
+  Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0);
+  while (pieces) {
+    Square from = bb_pop(&pieces);
+    Piece p = pos->board[from];
+    PieceType t = piece_type(p);
+    bool can_pro = pt_can_promote(t);
+    PieceType tp = can_pro ? pt_promote(t) : t;
+    bool is_disc = bb_test(disc, from);
+    Bitboard att = bb_attacks(us, t, from, occ) & ~own;
+    if (!att) continue;
+    Bitboard cu = chk[t], cp = can_pro ? chk[tp] : 0;
+    if (LINE[ek][from] && (is_slider(t) || is_slider(tp))) {
+      /* the piece itself may stand on the ray it would check along */
+      Bitboard occ2 = occ & ~BB_SQ[from];
+      if (is_slider(t)) cu = check_squares(us, t, ek, occ2);
+      if (can_pro && is_slider(tp)) cp = check_squares(us, tp, ek, occ2);
+    }
+    Bitboard targets = is_disc ? att : att & (cu | cp);
+    if (bb_test(pinned, from)) targets &= LINE[ok][from];
+    bool from_zone = bb_test(BB_ZONE[us], from);
+    while (targets) {
+      Square to = bb_pop(&targets);
+      bool off_line = is_disc && !bb_test(LINE[ek][from], to);
+      if (can_pro && (from_zone || bb_test(BB_ZONE[us], to))) {
+        if (off_line || bb_test(cp, to)) push(l, move_make(from, to, true, p));
+        if (!must_promote(us, t, to) && (off_line || bb_test(cu, to))) push(l, move_make(from, to, false, p));
+      } else if (off_line || bb_test(cu, to)) {
+        push(l, move_make(from, to, false, p));
+      }
+    }
+  }
+
+  /* king moves: only a discovered check */
+  if (ok != SQ_NONE && bb_test(disc, ok)) {
+    Bitboard b = STEP_ATTACKS[us][KING][ok] & ~own & ~LINE[ek][ok];
+    Bitboard occ_nk = occ & ~BB_SQ[ok];
+    Piece p = pos->board[ok];
+    while (b) {
+      Square to = bb_pop(&b);
+      if (!pos_attackers_to(pos, to, them, occ_nk)) push(l, move_make(ok, to, false, p));
+    }
+  }
+}

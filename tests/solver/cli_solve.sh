@@ -1,0 +1,75 @@
+#!/bin/sh
+# End-to-end tests of `tsume solve` and `tsume bench`: text and JSON output, exit statuses.
+# usage: cli_solve.sh <tsume binary>
+T="$1"
+fail=0
+check() { # name expected actual
+  if [ "$2" != "$3" ]; then
+    echo "FAIL $1"; echo "--- expected"; echo "$2"; echo "--- got"; echo "$3"; fail=1
+  else
+    echo "ok   $1"
+  fi
+}
+strip() { grep -v -E '^(nodes|time_ms|first_proof) '; }
+
+out=$("$T" solve "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1" | strip)
+check "text mate 3" "mate 3
+usi 2b2a+ 1a2a G*2b
+kif ２一歩成(22) 同　玉(11) ２二金打" "$out"
+
+out=$("$T" solve --json "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1" | sed 's/"nodes":[0-9]*,"time_ms":[0-9]*/"nodes":N,"time_ms":T/')
+check "json mate 3" '{"result":"mate","length":3,"exact":true,"pv":["2b2a+","1a2a","G*2b"],"nodes":N,"time_ms":T}' "$out"
+
+out=$("$T" solve lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1; echo "exit $?")
+check "nomate, exit 0" "nomate
+nodes 1
+time_ms 0
+exit 0" "$(echo "$out" | sed 's/^time_ms .*/time_ms 0/')"
+
+out=$("$T" solve --json lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 | sed 's/"time_ms":[0-9]*/"time_ms":T/')
+check "json nomate" '{"result":"nomate","length":0,"exact":true,"pv":[],"nodes":1,"time_ms":T}' "$out"
+
+out=$("$T" solve --nodes 50 "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" | strip; echo "exit $?")
+check "unknown by nodes" "unknown (nodes)
+exit 0" "$out"
+"$T" solve --nodes 50 "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" >/dev/null
+check "unknown exits 1" 1 $?
+
+"$T" solve "9/9/9 b - 1" >/dev/null 2>&1
+check "bad SFEN exits 2" 2 $?
+"$T" solve --algo nonsense "8k/9/9/9/9/9/9/9/9 b - 1" >/dev/null 2>&1
+check "bad option exits 2" 2 $?
+
+# 無駄合: mate in 1 under the rule, 13 plies when every interposition counts
+out=$("$T" solve "k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1" | strip)
+check "futile rule" "mate 1
+usi 1g2h
+kif ２八角(17)" "$out"
+out=$("$T" solve --no-futile-rule "k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1" | head -1)
+check "no futile rule" "mate 13" "$out"
+
+# gote attacks (edge case yane-mate7-line9)
+out=$("$T" solve --no-futile-rule "ln3kgRl/2s1g2p1/2ppppn1p/p5p2/6b2/P3P4/1+rPP1PP1P/1P4S2/LNSK1G1NL w GPbsp 50" | head -1)
+check "gote attacker" "mate 7" "$out"
+
+# mate within a bound
+out=$("$T" solve --within 11 --no-futile-rule "k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1" | head -1)
+check "within 11: none" "nomate" "$out"
+
+# the algorithms agree on the answer
+for a in dfpn pds multipath; do
+  out=$("$T" solve --algo $a "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" | head -1)
+  check "algo $a" "mate 7" "$out"
+done
+
+# bench on a two-problem list
+list=$(mktemp)
+printf '# test list\nex\t8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1\tfutile\t3\nyo\tln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81\tstrict\t7\n' > "$list"
+out=$("$T" bench --hash 4 --file "$list" | grep -c -E '^(Nodes searched|Nodes/second|Total time \(ms\)): [0-9]+$')
+check "bench totals" 3 "$out"
+out=$("$T" bench --hash 4 --file "$list" --compare mate1 | grep -c -E '^(time|node) ratio')
+check "bench compare mate1" 2 "$out"
+out=$("$T" bench --hash 4 --file "$list" --compare algo | grep -c 'geometric-mean speed-up over pds')
+check "bench compare algo" 3 "$out"
+rm -f "$list"
+exit $fail

@@ -1,0 +1,190 @@
+/*
+ * test_solver_unit.c - the pieces under the solver: the direct check
+ * generator against movegen_checks, the 1-ply mate test against brute force,
+ * and the solver API on small positions.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkgen.h"
+#include "common/testdata.h"
+#include "mate1.h"
+#include "movegen.h"
+#include "sfen.h"
+#include "solver.h"
+
+static void load(const char *sfen, Position *pos) {
+  TsError err;
+  if (sfen_parse(sfen, pos, "<test>", &err)) fail_msg("%s: %s", sfen, err.msg);
+}
+
+static int cmp_move(const void *a, const void *b) {
+  uint16_t x = move_compact(*(const Move *)a), y = move_compact(*(const Move *)b);
+  return (x > y) - (x < y);
+}
+
+static void same_checks(const Position *pos) {
+  MoveList a, b;
+  movegen_checks(pos, &a);
+  checkgen_generate(pos, &b);
+  if (a.size != b.size) {
+    char s[SFEN_MAX];
+    sfen_write(pos, s, sizeof s);
+    fail_msg("check count %d vs %d in %s", a.size, b.size, s);
+  }
+  qsort(a.moves, (size_t)a.size, sizeof(Move), cmp_move);
+  qsort(b.moves, (size_t)b.size, sizeof(Move), cmp_move);
+  for (int i = 0; i < a.size; i++) assert_int_equal(a.moves[i], b.moves[i]);
+}
+
+/* 1-ply mate by brute force: some check after which the opponent has no legal move. */
+static bool mate1_brute(Position *pos) {
+  MoveList l;
+  movegen_checks(pos, &l);
+  for (int i = 0; i < l.size; i++) {
+    Undo u;
+    pos_do_move(pos, l.moves[i], &u);
+    bool mate = !movegen_has_legal(pos);
+    pos_undo_move(pos, l.moves[i], &u);
+    if (mate) return true;
+  }
+  return false;
+}
+
+static void check_position(Position *pos, long *positions) {
+  same_checks(pos);
+  Move m = mate1_find(pos);
+  assert_int_equal(m != MOVE_NONE, mate1_brute(pos));
+  if (m != MOVE_NONE) {
+    Undo u;
+    pos_do_move(pos, m, &u);
+    assert_true(pos_is_mate(pos));
+    pos_undo_move(pos, m, &u);
+  }
+  if (pos->checkers) assert_int_equal(mate1_has_evasion(pos), movegen_has_legal(pos));
+  (*positions)++;
+}
+
+/* Every public SFEN and every position one and two legal moves away from it. */
+static void test_checkgen_and_mate1(void **state) {
+  (void)state;
+  char(*sfens)[256];
+  int n = testdata_load_all_sfens(&sfens);
+  assert_true(n > 2000);
+  long positions = 0;
+  for (int i = 0; i < n; i++) {
+    Position pos;
+    TsError err;
+    if (sfen_parse(sfens[i], &pos, "<data>", &err)) continue;
+    check_position(&pos, &positions);
+    MoveList l1;
+    movegen_legal(&pos, &l1);
+    for (int j = 0; j < l1.size; j++) {
+      Undo u1;
+      pos_do_move(&pos, l1.moves[j], &u1);
+      check_position(&pos, &positions);
+      if (i % 64 == 0) {
+        MoveList l2;
+        movegen_legal(&pos, &l2);
+        for (int k = 0; k < l2.size; k++) {
+          Undo u2;
+          pos_do_move(&pos, l2.moves[k], &u2);
+          check_position(&pos, &positions);
+          pos_undo_move(&pos, l2.moves[k], &u2);
+        }
+      }
+      pos_undo_move(&pos, l1.moves[j], &u1);
+    }
+  }
+  printf("checkgen and mate1 agree with the reference on %ld positions\n", positions);
+  free(sfens);
+}
+
+static const char *pv_text(const SolveResult *r, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < r->pv_len && k + 8 < n; i++) {
+    char mv[8];
+    usi_move_write(r->pv[i], mv);
+    k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " " : "", mv);
+  }
+  return buf;
+}
+
+/* The formats.md example, the 無駄合 rule on and off, mate_within, limits, options. */
+static void test_api(void **state) {
+  (void)state;
+  SolverOptions o;
+  solver_options_default(&o);
+  o.hash_mb = 4;
+  Solver *s = solver_create(&o);
+  assert_non_null(s);
+  Position pos;
+  SolveResult r;
+  char buf[512];
+  load("8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1", &pos);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_MATE);
+  assert_int_equal(r.length, 3);
+  assert_true(r.exact);
+  assert_false(r.komaamari);
+  assert_string_equal(pv_text(&r, buf, sizeof buf), "2b2a+ 1a2a G*2b");
+  /* mate in 1 only with the 無駄合 rule (antma-tsume1-003): 13 plies strictly */
+  load("k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1", &pos);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.length, 1);
+  assert_true(r.exact);
+  assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
+  assert_false(solver_line_verify(&pos, r.pv, r.pv_len, false, NULL));
+  o.futile_rule = false;
+  assert_int_equal(solver_set_options(s, &o), TS_OK);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.length, 13);
+  assert_true(r.exact);
+  assert_true(r.komaamari);
+  assert_int_equal(solver_mate_within(s, &pos, 11, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_NOMATE);
+  assert_int_equal(solver_mate_within(s, &pos, 13, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_MATE);
+  assert_int_equal(r.length, 13);
+  /* no mate: the initial position; and a defender without a king */
+  load("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", &pos);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_NOMATE);
+  /* limits: a node limit of 1 stops a real search */
+  o.futile_rule = true;
+  o.max_nodes = 1;
+  assert_int_equal(solver_set_options(s, &o), TS_OK);
+  load("ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81", &pos);
+  solver_clear(s);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_UNKNOWN);
+  assert_string_equal(r.stop_reason, "nodes");
+  /* the side not to move in check is refused */
+  Position bad;
+  load("8k/9/9/9/9/9/9/9/8R w - 1", &bad); /* gote to move, in check */
+  bad.side = BLACK;
+  pos_finish_setup(&bad);
+  assert_int_equal(solver_solve(s, &bad, &r), TS_ERR_ILLEGAL);
+  /* the algorithms */
+  SolverAlgo a;
+  assert_true(solver_algo_parse("pds", &a));
+  assert_int_equal(a, SOLVER_ALGO_PDS);
+  assert_string_equal(solver_algo_name(SOLVER_ALGO_MULTIPATH), "multipath");
+  assert_false(solver_algo_parse("bogus", &a));
+  solver_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_api),
+      cmocka_unit_test(test_checkgen_and_mate1),
+  };
+  return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
+}
