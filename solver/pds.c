@@ -42,10 +42,14 @@ typedef struct {
   int anchor;             /* slaves: length of the path to the OR node they are attached to */
   uint32_t pn, dn;        /* of the node searched, for the budgets */
   bool active;
+  Move done[MAX_MOVES];   /* children of the anchor this thread has finished (a disproof that
+                           * depends on the path is not in the table) */
+  int ndone;
 } PseudoThread;
 
-/* The leader's current path: least pn at OR nodes, least dn at AND nodes. */
-static int principal_path(Solver *s, Move *path, int max, int len) {
+/* The leader's current path: least pn at OR nodes, least dn at AND nodes.
+ * *fpn, *fdn: the numbers of the node at its end (where the leader works). */
+static int principal_path(Solver *s, Move *path, int max, int len, uint32_t *fpn, uint32_t *fdn) {
   Position keep = s->pos;
   int n = 0;
   MoveList ml;
@@ -58,7 +62,7 @@ static int principal_path(Solver *s, Move *path, int max, int len) {
     else
       movegen_evasions(pos, &ml);
     Move best = MOVE_NONE;
-    uint32_t bv = PN_INF;
+    uint32_t bv = PN_INF, bpn = 1, bdn = 1;
     for (int i = 0; i < ml.size; i++) {
       Undo u;
       pos_do_move(pos, ml.moves[i], &u);
@@ -70,9 +74,11 @@ static int principal_path(Solver *s, Move *path, int max, int len) {
         best = MOVE_NONE; /* solved below: the path ends here */
         break;
       }
-      if (v < bv) bv = v, best = ml.moves[i];
+      if (v < bv) bv = v, best = ml.moves[i], bpn = p.pn, bdn = p.dn;
     }
     if (best == MOVE_NONE || bv >= PN_INF) break;
+    *fpn = bpn;
+    *fdn = bdn;
     Undo u;
     pos_do_move(&s->pos, best, &u);
     path[n++] = best;
@@ -94,6 +100,9 @@ static bool slave_pick(Solver *s, PseudoThread *t, const Move *leader_path, int 
   uint32_t bpn = 0, bdn = 0;
   for (int i = 0; i < ml.size; i++) {
     if (ml.moves[i] == leader_move) continue;
+    bool done = false;
+    for (int k = 0; k < t->ndone && !done; k++) done = t->done[k] == ml.moves[i];
+    if (done) continue;
     Undo uu;
     pos_do_move(&s->pos, ml.moves[i], &uu);
     TTProbe p;
@@ -129,7 +138,8 @@ SearchResult search_multipath(Solver *s, int len) {
     if (s->stopped) break;
     /* assignments follow the leader's path */
     if (turn == 0) {
-      ln = principal_path(s, lpath, MP_PATH_MAX - 1, len);
+      uint32_t fpn = 1, fdn = 1;
+      ln = principal_path(s, lpath, MP_PATH_MAX - 1, len, &fpn, &fdn);
       for (int i = 1; i < nt; i++) {
         int anchor = 2 * (i - 1);
         PseudoThread *t = &th[i];
@@ -140,13 +150,12 @@ SearchResult search_multipath(Solver *s, int len) {
           if (anchor > ln) continue;
           memcpy(t->path, lpath, (size_t)anchor * sizeof(Move));
           t->anchor = anchor;
+          t->ndone = 0;
           t->active = slave_pick(s, t, lpath, ln, len);
         }
       }
-      TTProbe p;
-      search_probe_pos(s, len, &p);
-      th[0].pn = p.pn ? p.pn : 1;
-      th[0].dn = p.dn ? p.dn : 1;
+      th[0].pn = fpn ? fpn : 1; /* the leader's own node: the end of its path (seed 004 §3.3.3) */
+      th[0].dn = fdn ? fdn : 1;
     }
     PseudoThread *t = &th[turn];
     if (!t->active) {
@@ -162,7 +171,7 @@ SearchResult search_multipath(Solver *s, int len) {
     double budget = sum / mine * (double)base;
     if (turn == 0) budget *= s->opt.mp_leader;
     if (budget < 16) budget = 16;
-    if (budget > 1e9) budget = 1e9;
+    if (budget > 64.0 * (double)base) budget = 64.0 * (double)base; /* one turn never monopolises */
     s->budget_hit = false;
     s->budget_stop = s->nodes + ((s->tt_probes * s->probe_w1024) >> 10) + (uint64_t)budget;
     bool proved_anchor = false;
@@ -181,6 +190,7 @@ SearchResult search_multipath(Solver *s, int len) {
           break;
         }
         if (q.dn == 0) {
+          if (t->ndone < MAX_MOVES) t->done[t->ndone++] = t->path[t->anchor];
           if (!slave_pick(s, t, lpath, ln, len)) t->active = false;
         }
         if (s->budget_hit || s->stopped || !t->active) break;

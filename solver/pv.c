@@ -15,7 +15,6 @@
  *             lines (bounded by a budget so long problems stay cheap).
  * A node with only futile drops left ends the line as mate.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,7 +269,6 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
     s->pv_cap = U + 8;
   }
   int n = -1;
-  if (s->opt.prove_exact && getenv("TSUME_DEBUG")) fprintf(stderr, "exactness done: U=%d exact=%d nodes=%llu ms=%llu\n", U, exact, (unsigned long long)s->nodes, (unsigned long long)(solver_now_ms() - s->start_ms));
   if (!s->stopped && s->opt.prove_exact) {
     s->tie_budget = 64;
     n = line_build(s, root, U, s->pv, s->pv_cap);

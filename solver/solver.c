@@ -171,13 +171,7 @@ int solver_mate_within(Solver *s, const Position *pos, int max_plies, SolveResul
   r->first_time_ms = solver_now_ms() - s->start_ms;
   if (k == 1) {
     r->first_length = m;
-    if (s->opt.prove_exact) {
-      pv_solve(s, pos, m, r);
-    } else {
-      r->status = SOLVE_MATE;
-      r->length = m;
-      r->exact = false;
-    }
+    pv_solve(s, pos, m, r); /* without prove_exact: the length found and a line from the table */
   } else if (k == 0) {
     r->status = SOLVE_NOMATE;
   } else {
