@@ -21,6 +21,9 @@
 #include "movegen.h"
 #include "search.h"
 
+/* Above this first-proof length the exact length comes from backward induction. */
+#define PV_LONG 10
+
 int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen) {
   if (s->stopped) return -1;
   if (len < 0) return 0;
@@ -237,9 +240,152 @@ static int line_follow_table(Solver *s, const Position *root, int U, Move *out, 
   return -1;
 }
 
+static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int depth);
+
+/*
+ * Exact value by backward induction along a mating line (long problems, where a
+ * root-level "mate within U-2?" disproof is out of reach). From the end:
+ *   OR node:  no mate within V-2 (else a shorter line from the table is made exact
+ *             recursively and replaces the rest of the line);
+ *   AND node: the line move is not a futile drop, and every other defence that is
+ *             not a futile drop is mated within V-1 (else that longer defence and its
+ *             own exact line replace the rest).
+ * Each answer reuses the table left by the answers below it, so only the
+ * alternatives at each node cost a search. line[0..*n) is rewritten in place
+ * (capacity cap); returns the exact length, or -1 (stopped, or a case not handled).
+ */
+static int line_exact_backward(Solver *s, const Position *root, Move *line, int *n, int cap, int depth) {
+  Color att = root->side;
+  int len = *n;
+  if (depth > 64 || len < 0) return -1;
+  Position *ps = malloc((size_t)(len + 1) * sizeof *ps);
+  if (!ps) return -1;
+  ps[0] = *root;
+  for (int j = 0; j < len; j++) {
+    Undo u;
+    ps[j + 1] = ps[j];
+    pos_do_move(&ps[j + 1], line[j], &u);
+  }
+  int V = -1;
+  if (len % 2 == 1 && mated_modulo_futile(&ps[len], att, s->opt.futile_rule, 0)) V = 0;
+  for (int j = len - 1; j >= 0 && V >= 0; j--) {
+    Position *p = &ps[j];
+    int Vj = V + 1;
+    if (s->stopped) {
+      V = -1;
+      break;
+    }
+    if (p->side == att) {
+      int m = 0;
+      int k = Vj - 2 >= 1 ? pv_mate_within(s, p, att, Vj - 2, &m) : 0;
+      if (k < 0) {
+        V = -1;
+        break;
+      }
+      if (k == 1) {
+        int sn = line_follow_table(s, p, m, line + j, cap - j);
+        int sv = sn < 0 ? -1 : line_exact_backward(s, p, line + j, &sn, cap - j, depth + 1);
+        if (sv < 0) {
+          V = -1;
+          break;
+        }
+        len = j + sn;
+        Vj = sv;
+      }
+    } else {
+      Bitboard fut = s->opt.futile_rule ? search_distant_check(p) : 0;
+      Bitboard checked = 0, futile_sq = 0;
+      int err = 0;
+      if (fut && move_is_drop(line[j])) {
+        checked |= bb_sq(move_to(line[j]));
+        if (futile_square(s, p, att, move_to(line[j]), line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
+        if (err || bb_test(futile_sq, move_to(line[j]))) {
+          V = -1; /* the line defends with a futile drop: not handled here */
+          break;
+        }
+      }
+      MoveList ev;
+      movegen_evasions(p, &ev);
+      for (int i = 0; i < ev.size && V >= 0; i++) {
+        Move e = ev.moves[i];
+        if (move_compact(e) == move_compact(line[j])) continue;
+        if (fut && move_is_drop(e)) {
+          Square sq = move_to(e);
+          if (!bb_test(checked, sq)) {
+            checked |= bb_sq(sq);
+            if (futile_square(s, p, att, sq, e, Vj, &err)) futile_sq |= bb_sq(sq);
+            if (err) {
+              V = -1;
+              break;
+            }
+          }
+          if (bb_test(futile_sq, sq)) continue;
+        }
+        Position c = *p;
+        Undo u;
+        pos_do_move(&c, e, &u);
+        int k = pv_mate_within(s, &c, att, Vj - 1, NULL);
+        if (k < 0) {
+          V = -1;
+          break;
+        }
+        if (k == 0) {
+          /* a longer defence: its own exact line replaces the rest */
+          int m = 0;
+          if (pv_mate_within(s, &c, att, TT_LEN_INF - 2, &m) != 1 || j + 1 >= cap) {
+            V = -1;
+            break;
+          }
+          line[j] = e;
+          int sn = line_follow_table(s, &c, m, line + j + 1, cap - j - 1);
+          int sv = sn < 0 ? -1 : line_exact_backward(s, &c, line + j + 1, &sn, cap - j - 1, depth + 1);
+          if (sv < 0 || sv + 1 <= Vj) {
+            V = -1;
+            break;
+          }
+          len = j + 1 + sn;
+          Vj = sv + 1;
+        }
+      }
+      if (V < 0) break;
+    }
+    V = Vj;
+  }
+  free(ps);
+  if (V >= 0) *n = len;
+  return V;
+}
+
 void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   int U = upper;
   bool exact = false;
+  if (s->opt.prove_exact && U > PV_LONG) {
+    /* long problem: exact value by backward induction along the first line */
+    int cap = 2 * U + 4096;
+    if (s->pv_cap < cap) {
+      Move *p = realloc(s->pv, (size_t)cap * sizeof *p);
+      if (!p) return;
+      s->pv = p;
+      s->pv_cap = cap;
+    }
+    int n = line_follow_table(s, root, U, s->pv, s->pv_cap);
+    int v = n < 0 ? -1 : line_exact_backward(s, root, s->pv, &n, s->pv_cap, 0);
+    if (v >= 0 && v == n && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
+      Position e = *root;
+      for (int i = 0; i < n; i++) {
+        Undo u;
+        pos_do_move(&e, s->pv[i], &u);
+      }
+      r->status = SOLVE_MATE;
+      r->length = n;
+      r->exact = true;
+      r->pv = s->pv;
+      r->pv_len = n;
+      r->komaamari = !hand_empty(e.hand[root->side]);
+      return;
+    }
+    /* not settled: fall through to the general way (a limit stops it soon) */
+  }
   if (s->opt.prove_exact) {
     for (;;) {
       if (U - 2 < 1) {

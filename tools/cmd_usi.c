@@ -190,8 +190,10 @@ int cmd_usi(int argc, char **argv) {
   e.opt.progress = usi_progress;
   e.opt.progress_ctx = &e;
   e.opt.progress_ms = 1000;
-  static char line[1 << 16];
-  while (fgets(line, sizeof line, stdin)) {
+  enum { LINE_MAX_ = 1 << 16 };
+  char *line = malloc(LINE_MAX_);
+  if (!line) return 3;
+  while (fgets(line, LINE_MAX_, stdin)) {
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
     char *cmd = line;
@@ -238,6 +240,7 @@ int cmd_usi(int argc, char **argv) {
     }
   }
   usi_wait(&e);
+  free(line);
   solver_free(e.solver);
   pthread_mutex_destroy(&e.out_lock);
   return 0;

@@ -181,9 +181,33 @@ static void test_api(void **state) {
   solver_free(s);
 }
 
+/* The published 1525-ply Microcosmos line replays under the rules (both counts). */
+static void test_line_verify_microcosmos(void **state) {
+  (void)state;
+  TestRow *rows;
+  int n = testdata_load("long_problems_solutions.tsv", &rows);
+  assert_int_equal(n, 1);
+  Position pos;
+  load(rows[0].sfen, &pos);
+  Move *line = malloc(2048 * sizeof *line);
+  assert_non_null(line);
+  int k = 0;
+  TsError err;
+  assert_int_equal(usi_line_parse(&pos, rows[0].solution, line, 2048, &k, &err), TS_OK);
+  assert_int_equal(k, 1525);
+  int bad = -1;
+  assert_true(solver_line_verify(&pos, line, k, true, &bad));
+  assert_true(solver_line_verify(&pos, line, k, false, &bad));
+  assert_false(solver_line_verify(&pos, line, k - 1, true, &bad)); /* ends on the defender's move */
+  assert_int_equal(bad, k - 1);
+  free(line);
+  free(rows);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api),
+      cmocka_unit_test(test_line_verify_microcosmos),
       cmocka_unit_test(test_checkgen_and_mate1),
   };
   return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
