@@ -4,12 +4,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
+_Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
+
 bool tt_init(TT *tt, size_t mb) {
   size_t bytes = (mb ? mb : 1) << 20;
-  size_t nc = bytes / (sizeof(TTEntry) * TT_CLUSTER);
+  size_t nc = bytes / sizeof(TTCluster);
   if (nc < 1) nc = 1;
   if (nc > UINT32_MAX) nc = UINT32_MAX;
-  size_t total = nc * TT_CLUSTER * sizeof(TTEntry);
+  size_t total = nc * sizeof(TTCluster);
   /* 2 MiB alignment lets the kernel back the table with huge pages (fewer TLB misses) */
   size_t align = (size_t)2 << 20;
   size_t alloc = (total + align - 1) / align * align;
@@ -20,7 +22,7 @@ bool tt_init(TT *tt, size_t mb) {
 #endif
   memset(mem, 0, total);
   tt->mem = mem;
-  tt->e = mem;
+  tt->c = mem;
   tt->clusters = nc;
   tt->size = nc * TT_CLUSTER;
   tt->used = 0;
@@ -30,16 +32,15 @@ bool tt_init(TT *tt, size_t mb) {
 void tt_release(TT *tt) {
   free(tt->mem);
   tt->mem = NULL;
-  tt->e = NULL;
+  tt->c = NULL;
   tt->size = tt->used = tt->clusters = 0;
 }
 
 void tt_clear(TT *tt) {
-  memset(tt->e, 0, tt->size * sizeof *tt->e);
+  memset(tt->c, 0, tt->clusters * sizeof *tt->c);
   tt->used = 0;
 }
 
-#define cluster tt_cluster
 #define TAG(key) ((uint32_t)((key) >> 32) | 1u)
 
 /* Effort kept as a 16-bit log-like code: exact below 4096, then coarse. */
@@ -56,19 +57,27 @@ static uint64_t tt_amount_value(uint16_t c) {
   return ((uint64_t)1024 + (c - 4096) % 1024) << (lg - 10);
 }
 
+/* Bit i set when entry i of the cluster carries `tag`. */
+static inline unsigned tag_matches(const TTCluster *c, uint32_t tag) {
+  unsigned m = 0;
+  for (int i = 0; i < TT_CLUSTER; i++) m |= (unsigned)(c->tag[i] == tag) << i;
+  return m;
+}
+
+static inline bool entry_unknown(const TTCluster *c, int i) { return c->pn[i] != 0 && c->dn[i] != 0; }
+
 void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out) {
-  const TTEntry *c = cluster(tt, key);
-  const uint32_t tag = TAG(key);
+  const TTCluster *c = tt_cluster(tt, key);
   int best_proof = -1, best_disproof = -1, exact = -1;
-  for (int i = 0; i < TT_CLUSTER; i++) {
-    const TTEntry *e = &c[i];
-    if (e->tag != tag) continue;
-    if (e->pn == 0) {
-      if (e->len <= len && hand_ge(hand, e->hand) && (best_proof < 0 || e->len < c[best_proof].len)) best_proof = i;
-    } else if (e->dn == 0) {
-      if (e->len >= len && hand_ge(e->hand, hand) && (best_disproof < 0 || e->len > c[best_disproof].len))
+  for (unsigned m = tag_matches(c, TAG(key)); m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    if (c->pn[i] == 0) {
+      if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof]))
+        best_proof = i;
+    } else if (c->dn[i] == 0) {
+      if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
         best_disproof = i;
-    } else if (e->hand == hand) {
+    } else if (c->hand[i] == hand) {
       /* one unknown entry per board and hand: estimates from another budget are
        * still the best guess (proofs and disproofs are only taken as above) */
       exact = i;
@@ -79,33 +88,33 @@ void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out) {
   out->amount = 0;
   out->exact = false;
   if (best_proof >= 0) {
-    const TTEntry *e = &c[best_proof];
+    int i = best_proof;
     out->pn = 0;
     out->dn = PN_INF;
-    out->len = e->len;
-    out->hand = e->hand;
-    out->best = e->best;
-    out->amount = (uint32_t)tt_amount_value(e->amount);
+    out->len = c->len[i];
+    out->hand = c->hand[i];
+    out->best = c->best[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     return;
   }
   if (best_disproof >= 0) {
-    const TTEntry *e = &c[best_disproof];
+    int i = best_disproof;
     out->pn = PN_INF;
     out->dn = 0;
-    out->len = e->len;
-    out->hand = e->hand;
-    out->amount = (uint32_t)tt_amount_value(e->amount);
+    out->len = c->len[i];
+    out->hand = c->hand[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     return;
   }
   out->len = 0;
   out->hand = hand;
   if (exact >= 0) {
-    const TTEntry *e = &c[exact];
-    out->pn = e->pn;
-    out->dn = e->dn;
-    out->best = e->best;
-    out->flags = e->flags;
-    out->amount = (uint32_t)tt_amount_value(e->amount);
+    int i = exact;
+    out->pn = c->pn[i];
+    out->dn = c->dn[i];
+    out->best = c->best[i];
+    out->flags = c->flags[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     out->exact = true;
     return;
   }
@@ -114,74 +123,83 @@ void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out) {
 }
 
 /* The slot for a new entry in cluster c: an empty one, else the least effort. */
-static TTEntry *victim(TT *tt, TTEntry *c) {
-  TTEntry *v = NULL;
+static int victim(TT *tt, const TTCluster *c) {
+  int v = -1;
   for (int i = 0; i < TT_CLUSTER; i++) {
-    if (!c[i].tag) {
+    if (!c->tag[i]) {
       tt->used++;
-      return &c[i];
+      return i;
     }
-    if (!v || c[i].amount < v->amount) v = &c[i];
+    if (v < 0 || c->amount[i] < c->amount[v]) v = i;
   }
   return v;
 }
 
 void tt_store(TT *tt, uint64_t key, Hand hand, int len, uint32_t pn, uint32_t dn, Hand rhand, int rlen,
               uint32_t amount, uint16_t best) {
-  TTEntry *c = cluster(tt, key);
+  TTCluster *c = tt_cluster(tt, key);
   const uint32_t tag = TAG(key);
-  TTEntry *slot = NULL;
+  int slot = -1;
   bool solved = pn == 0 || dn == 0;
-  for (int i = 0; i < TT_CLUSTER; i++) {
-    TTEntry *e = &c[i];
-    if (e->tag != tag) continue;
-    if (e->pn != 0 && e->dn != 0 && e->hand == hand) {
-      slot = e; /* the node's own unknown entry: overwritten by its new state */
+  for (unsigned m = tag_matches(c, tag); m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    if (entry_unknown(c, i) && c->hand[i] == hand) {
+      slot = i; /* the node's own unknown entry: overwritten by its new state */
       break;
     }
-    if (solved && ((pn == 0 && e->pn == 0) || (dn == 0 && e->dn == 0)) && e->hand == rhand) {
+    if (solved && ((pn == 0 && c->pn[i] == 0) || (dn == 0 && c->dn[i] == 0)) && c->hand[i] == rhand) {
       /* the same result hand already stored: keep the stronger length */
-      if (pn == 0 && rlen < e->len) e->len = (int16_t)rlen;
-      if (dn == 0 && rlen > e->len) e->len = (int16_t)rlen;
-      if (amount_code(amount) > e->amount) e->amount = amount_code(amount);
+      if (pn == 0 && rlen < c->len[i]) c->len[i] = (int16_t)rlen;
+      if (dn == 0 && rlen > c->len[i]) c->len[i] = (int16_t)rlen;
+      if (amount_code(amount) > c->amount[i]) c->amount[i] = amount_code(amount);
       return;
     }
   }
-  if (!slot) slot = victim(tt, c);
-  slot->tag = tag;
-  slot->pn = pn;
-  slot->dn = dn;
-  slot->amount = amount_code(amount);
-  slot->best = best;
+  if (slot < 0) slot = victim(tt, c);
+  c->tag[slot] = tag;
+  c->pn[slot] = pn;
+  c->dn[slot] = dn;
+  c->amount[slot] = amount_code(amount);
+  c->best[slot] = best;
   if (solved) {
-    slot->hand = rhand;
-    slot->len = (int16_t)rlen;
-    slot->flags = 0;
+    c->hand[slot] = rhand;
+    c->len[slot] = (int16_t)rlen;
+    c->flags[slot] = 0;
   } else {
-    if (slot->hand != hand) slot->flags = 0;
-    slot->hand = hand;
-    slot->len = (int16_t)len;
+    if (c->hand[slot] != hand) c->flags[slot] = 0;
+    c->hand[slot] = hand;
+    c->len[slot] = (int16_t)len;
   }
 }
 
 void tt_mark_rep(TT *tt, uint64_t key, Hand hand, int len) {
-  TTEntry *c = cluster(tt, key);
+  TTCluster *c = tt_cluster(tt, key);
   const uint32_t tag = TAG(key);
-  for (int i = 0; i < TT_CLUSTER; i++) {
-    TTEntry *e = &c[i];
-    if (e->tag == tag && e->pn != 0 && e->dn != 0 && e->hand == hand) {
-      e->flags |= TT_FLAG_REP;
+  for (unsigned m = tag_matches(c, tag); m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    if (entry_unknown(c, i) && c->hand[i] == hand) {
+      c->flags[i] |= TT_FLAG_REP;
       return;
     }
   }
-  TTEntry *slot = victim(tt, c);
-  slot->tag = tag;
-  slot->hand = hand;
-  slot->len = (int16_t)len;
-  slot->pn = slot->dn = 1;
-  slot->amount = 1;
-  slot->best = 0;
-  slot->flags = TT_FLAG_REP;
+  int slot = victim(tt, c);
+  c->tag[slot] = tag;
+  c->hand[slot] = hand;
+  c->len[slot] = (int16_t)len;
+  c->pn[slot] = c->dn[slot] = 1;
+  c->amount[slot] = 1;
+  c->best[slot] = 0;
+  c->flags[slot] = TT_FLAG_REP;
+}
+
+static void entry_clear(TTCluster *c, int i) {
+  c->tag[i] = 0;
+  c->hand[i] = 0;
+  c->pn[i] = c->dn[i] = 0;
+  c->len[i] = 0;
+  c->amount[i] = 0;
+  c->best[i] = 0;
+  c->flags[i] = 0;
 }
 
 void tt_gc(TT *tt) {
@@ -190,8 +208,10 @@ void tt_gc(TT *tt) {
   uint16_t sample[SAMPLE];
   int n = 0;
   size_t step = tt->size / SAMPLE + 1;
-  for (size_t i = 0; i < tt->size && n < SAMPLE; i += step)
-    if (tt->e[i].tag) sample[n++] = tt->e[i].amount;
+  for (size_t i = 0; i < tt->size && n < SAMPLE; i += step) {
+    const TTCluster *c = &tt->c[i / TT_CLUSTER];
+    if (c->tag[i % TT_CLUSTER]) sample[n++] = c->amount[i % TT_CLUSTER];
+  }
   if (!n) return;
   /* nth element by counting: efforts are small integers mostly, so a histogram on log2 works */
   /* the median code of the sample */
@@ -214,14 +234,16 @@ void tt_gc(TT *tt) {
   }
   uint16_t limit = (uint16_t)(lo + k);
   size_t used = 0;
-  for (size_t i = 0; i < tt->size; i++) {
-    TTEntry *e = &tt->e[i];
-    if (!e->tag) continue;
-    if (e->amount <= limit) {
-      memset(e, 0, sizeof *e);
-    } else {
-      e->amount = amount_code(tt_amount_value(e->amount) / 2 + 1); /* old effort fades */
-      used++;
+  for (size_t ci = 0; ci < tt->clusters; ci++) {
+    TTCluster *c = &tt->c[ci];
+    for (int i = 0; i < TT_CLUSTER; i++) {
+      if (!c->tag[i]) continue;
+      if (c->amount[i] <= limit) {
+        entry_clear(c, i);
+      } else {
+        c->amount[i] = amount_code(tt_amount_value(c->amount[i]) / 2 + 1); /* old effort fades */
+        used++;
+      }
     }
   }
   tt->used = used;

@@ -12,8 +12,12 @@
  *   unknown:          hand = the node's hand, len = the budget it was last searched with;
  *                     answers the same hand, any budget (pn, dn are estimates only)
  *
- * Layout of one entry (24 bytes; a cluster of 8 is three cache lines):
- *   tag 32 | hand 32 | pn 32 | dn 32 | len 16 | amount 16 | best move 16 | flags 8 | pad 8
+ * Layout of one cluster of 8 entries (192 bytes, three cache lines), each field of
+ * the 8 entries side by side (bytes):
+ *
+ *   line 0: tag[8] 32 | hand[8] 32       a probe that matches no tag reads this line only
+ *   line 1: pn[8] 32 | dn[8] 32
+ *   line 2: len[8] 16 | amount[8] 16 | best[8] 16 | flags[8] 8 | pad 8
  *
  * The low 32 bits of the key choose the cluster, the high 32 bits are the tag. When a
  * cluster is full the entry with the least search effort ("amount") is replaced;
@@ -36,18 +40,18 @@
 enum { TT_FLAG_REP = 1 }; /* the node was once disproven by a repetition on some path */
 
 typedef struct {
-  uint32_t tag; /* high half of the key (the low half chose the cluster); 0 = empty */
-  Hand hand;
-  uint32_t pn, dn;
-  int16_t len;
-  uint16_t amount; /* search effort, log-scaled (see tt.c) */
-  uint16_t best;
-  uint8_t flags;
-  uint8_t pad;
-} TTEntry;
+  uint32_t tag[TT_CLUSTER]; /* high half of the key (the low half chose the cluster); 0 = empty */
+  Hand hand[TT_CLUSTER];
+  uint32_t pn[TT_CLUSTER], dn[TT_CLUSTER];
+  int16_t len[TT_CLUSTER];
+  uint16_t amount[TT_CLUSTER]; /* search effort, log-scaled (see tt.c) */
+  uint16_t best[TT_CLUSTER];
+  uint8_t flags[TT_CLUSTER];
+  uint8_t pad[TT_CLUSTER];
+} TTCluster;
 
 typedef struct {
-  TTEntry *e;
+  TTCluster *c;
   void *mem;
   size_t clusters; /* the table holds clusters * TT_CLUSTER entries */
   size_t size;     /* entries */
@@ -64,16 +68,12 @@ typedef struct {
   bool exact;     /* an unknown entry of this very hand and budget was found */
 } TTProbe;
 
-static inline TTEntry *tt_cluster(const TT *tt, uint64_t key) {
-  return tt->e + (size_t)(((uint64_t)(uint32_t)key * tt->clusters) >> 32) * TT_CLUSTER;
+static inline TTCluster *tt_cluster(const TT *tt, uint64_t key) {
+  return tt->c + (size_t)(((uint64_t)(uint32_t)key * tt->clusters) >> 32);
 }
 
-static inline void tt_prefetch(const TT *tt, uint64_t key) {
-  const char *c = (const char *)tt_cluster(tt, key);
-  __builtin_prefetch(c);
-  __builtin_prefetch(c + 64);
-  __builtin_prefetch(c + 128);
-}
+/* The tag line only: the other lines are read when a tag matches. */
+static inline void tt_prefetch(const TT *tt, uint64_t key) { __builtin_prefetch(tt_cluster(tt, key)); }
 
 /* Allocates mb MiB (at least one cluster). false when out of memory. */
 bool tt_init(TT *tt, size_t mb);
