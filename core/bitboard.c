@@ -10,6 +10,9 @@ Bitboard BB_ZONE[COLOR_NB];
 Bitboard STEP_ATTACKS[COLOR_NB][PT_NB][SQ_NB];
 Bitboard BETWEEN[SQ_NB][SQ_NB];
 Bitboard LINE[SQ_NB][SQ_NB];
+Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
+Bitboard BISHOP_REACH[SQ_NB];
+Bitboard ROOK_REACH[SQ_NB];
 
 /* Rays: RAY[d][s] = squares from s in direction d, s excluded. Directions as
  * (file delta, rank delta); the index step is df*9 + dr. */
@@ -131,5 +134,11 @@ void core_init(void) {
         LINE[a][b] = line;
       }
     }
+  for (Square s = 0; s < SQ_NB; s++) {
+    LANCE_REACH[BLACK][s] = RAY[DIR_N][s];
+    LANCE_REACH[WHITE][s] = RAY[DIR_S][s];
+    BISHOP_REACH[s] = RAY[DIR_NE][s] | RAY[DIR_NW][s] | RAY[DIR_SE][s] | RAY[DIR_SW][s];
+    ROOK_REACH[s] = RAY[DIR_N][s] | RAY[DIR_S][s] | RAY[DIR_E][s] | RAY[DIR_W][s];
+  }
   atomic_store(&core_ready, 1);
 }

@@ -43,6 +43,10 @@ extern Bitboard STEP_ATTACKS[COLOR_NB][PT_NB][SQ_NB];
 extern Bitboard BETWEEN[SQ_NB][SQ_NB];
 /* The whole line through two aligned squares (0 if not aligned). */
 extern Bitboard LINE[SQ_NB][SQ_NB];
+/* Empty-board reach of the ranging kinds: LANCE_REACH[colour][sq], BISHOP_REACH[sq], ROOK_REACH[sq]. */
+extern Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
+extern Bitboard BISHOP_REACH[SQ_NB];
+extern Bitboard ROOK_REACH[SQ_NB];
 
 Bitboard bb_lance_attacks(Color c, Square s, Bitboard occ);
 Bitboard bb_bishop_attacks(Square s, Bitboard occ);

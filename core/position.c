@@ -78,11 +78,15 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ)
   Bitboard a = (STEP_ATTACKS[o][PAWN][s] & T[PAWN]) | (STEP_ATTACKS[o][KNIGHT][s] & T[KNIGHT]) |
                (STEP_ATTACKS[o][SILVER][s] & T[SILVER]) | (STEP_ATTACKS[o][GOLD][s] & gold) |
                (STEP_ATTACKS[o][KING][s] & (T[KING] | T[HORSE] | T[DRAGON]));
-  /* sliders only when the side has some: their rays are the costly part */
-  Bitboard lances = T[LANCE] & mine, diag = (T[BISHOP] | T[HORSE]) & mine, orth = (T[ROOK] | T[DRAGON]) & mine;
-  if (lances) a |= bb_lance_attacks(o, s, occ) & lances;
-  if (diag) a |= bb_bishop_attacks(s, occ) & diag;
-  if (orth) a |= bb_rook_attacks(s, occ) & orth;
+  /* A ranging piece on a line through s attacks it when nothing stands between:
+   * the few such pieces are cheaper to test one by one than the rays to trace. */
+  Bitboard sliders = ((LANCE_REACH[o][s] & T[LANCE]) | (BISHOP_REACH[s] & (T[BISHOP] | T[HORSE])) |
+                      (ROOK_REACH[s] & (T[ROOK] | T[DRAGON]))) &
+                     mine;
+  while (sliders) {
+    Square q = bb_pop(&sliders);
+    if (!(BETWEEN[s][q] & occ)) a |= BB_SQ[q];
+  }
   return a & mine;
 }
 
