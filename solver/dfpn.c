@@ -322,6 +322,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     ls[i].hand = hand_after(s, pos, c->move, virt);
     ls[i].full = search_full_key(cbh, ls[i].hand);
     tt_prefetch(&s->tt, ls[i].key);
+    __builtin_prefetch(&s->rep_filter[ls[i].full & ((1u << REP_BITS) - 1)]);
   }
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
@@ -433,6 +434,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       res = result_make(PN_INF, 0, TT_LEN_INF, dp, false);
       goto store;
     }
+    /* the children's clusters load while the 1-ply mate test runs */
+    for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
     if (real_ok && s->opt.use_mate1 && !self.exact) { /* once: a stored node has been tried */
       for (int i = 0; i < ml->size; i++) {
         Undo u;
