@@ -14,50 +14,12 @@ Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
 Bitboard BISHOP_REACH[SQ_NB];
 Bitboard ROOK_REACH[SQ_NB];
 
-/* Rays: RAY[d][s] = squares from s in direction d, s excluded. Directions as
- * (file delta, rank delta); the index step is df*9 + dr. */
-enum { DIR_N, DIR_S, DIR_E, DIR_W, DIR_NE, DIR_NW, DIR_SE, DIR_SW, DIR_NB };
-static const int DIR_DF[DIR_NB] = {0, 0, -1, 1, -1, 1, -1, 1};
-static const int DIR_DR[DIR_NB] = {-1, 1, 0, 0, -1, -1, 1, 1};
-static Bitboard RAY[DIR_NB][SQ_NB];
+/* Directions as (file delta, rank delta); the index step is df*9 + dr. */
+static const int DIR_DF[BB_DIR_NB] = {0, 0, -1, 1, -1, 1, -1, 1};
+static const int DIR_DR[BB_DIR_NB] = {-1, 1, 0, 0, -1, -1, 1, 1};
+Bitboard BB_RAY[BB_DIR_NB][SQ_NB];
 
 static bool on_board(int f, int r) { return f >= 1 && f <= 9 && r >= 1 && r <= 9; }
-
-/* A direction "increases" the square index when df*9+dr > 0: the first blocker is then the lsb. */
-static inline bool dir_positive(int d) { return DIR_DF[d] * 9 + DIR_DR[d] > 0; }
-
-static inline Bitboard ray_attack(int d, Square s, Bitboard occ) {
-  Bitboard ray = RAY[d][s];
-  Bitboard blk = ray & occ;
-  if (!blk) return ray;
-  Square b = dir_positive(d) ? bb_lsb(blk) : bb_msb(blk);
-  return ray ^ RAY[d][b];
-}
-
-Bitboard bb_lance_attacks(Color c, Square s, Bitboard occ) {
-  return ray_attack(c == BLACK ? DIR_N : DIR_S, s, occ);
-}
-
-Bitboard bb_bishop_attacks(Square s, Bitboard occ) {
-  return ray_attack(DIR_NE, s, occ) | ray_attack(DIR_NW, s, occ) | ray_attack(DIR_SE, s, occ) |
-         ray_attack(DIR_SW, s, occ);
-}
-
-Bitboard bb_rook_attacks(Square s, Bitboard occ) {
-  return ray_attack(DIR_N, s, occ) | ray_attack(DIR_S, s, occ) | ray_attack(DIR_E, s, occ) |
-         ray_attack(DIR_W, s, occ);
-}
-
-Bitboard bb_attacks(Color c, PieceType t, Square s, Bitboard occ) {
-  switch (t) {
-  case LANCE: return bb_lance_attacks(c, s, occ);
-  case BISHOP: return bb_bishop_attacks(s, occ);
-  case ROOK: return bb_rook_attacks(s, occ);
-  case HORSE: return bb_bishop_attacks(s, occ) | STEP_ATTACKS[c][KING][s];
-  case DRAGON: return bb_rook_attacks(s, occ) | STEP_ATTACKS[c][KING][s];
-  default: return STEP_ATTACKS[c][t][s];
-  }
-}
 
 Bitboard bb_pseudo_attacks(Color c, PieceType t, Square s) { return bb_attacks(c, t, s, BB_ZERO); }
 
@@ -81,7 +43,7 @@ void core_init(void) {
   BB_ZONE[BLACK] = BB_RANK[1] | BB_RANK[2] | BB_RANK[3];
   BB_ZONE[WHITE] = BB_RANK[7] | BB_RANK[8] | BB_RANK[9];
 
-  for (int d = 0; d < DIR_NB; d++)
+  for (int d = 0; d < BB_DIR_NB; d++)
     for (Square s = 0; s < SQ_NB; s++) {
       Bitboard b = 0;
       int f = sq_file(s) + DIR_DF[d], r = sq_rank(s) + DIR_DR[d];
@@ -90,7 +52,7 @@ void core_init(void) {
         f += DIR_DF[d];
         r += DIR_DR[d];
       }
-      RAY[d][s] = b;
+      BB_RAY[d][s] = b;
     }
 
   /* Step patterns, written for sente (dr = -1 is forward); gote's are mirrored vertically. */
@@ -115,30 +77,30 @@ void core_init(void) {
     }
 
   for (Square a = 0; a < SQ_NB; a++)
-    for (int d = 0; d < DIR_NB; d++) {
-      Bitboard ray = RAY[d][a];
+    for (int d = 0; d < BB_DIR_NB; d++) {
+      Bitboard ray = BB_RAY[d][a];
       Bitboard walk = ray;
       while (walk) {
         Square b = bb_pop(&walk);
-        BETWEEN[a][b] = ray & ~RAY[d][b] & ~BB_SQ[b];
+        BETWEEN[a][b] = ray & ~BB_RAY[d][b] & ~BB_SQ[b];
       }
     }
   /* LINE: both rays through a in the direction of b, plus a. Opposite direction pairs. */
-  static const int OPP[DIR_NB] = {DIR_S, DIR_N, DIR_W, DIR_E, DIR_SW, DIR_SE, DIR_NW, DIR_NE};
+  static const int OPP[BB_DIR_NB] = {BB_DIR_S, BB_DIR_N, BB_DIR_W, BB_DIR_E, BB_DIR_SW, BB_DIR_SE, BB_DIR_NW, BB_DIR_NE};
   for (Square a = 0; a < SQ_NB; a++)
-    for (int d = 0; d < DIR_NB; d++) {
-      Bitboard walk = RAY[d][a];
-      Bitboard line = RAY[d][a] | RAY[OPP[d]][a] | BB_SQ[a];
+    for (int d = 0; d < BB_DIR_NB; d++) {
+      Bitboard walk = BB_RAY[d][a];
+      Bitboard line = BB_RAY[d][a] | BB_RAY[OPP[d]][a] | BB_SQ[a];
       while (walk) {
         Square b = bb_pop(&walk);
         LINE[a][b] = line;
       }
     }
   for (Square s = 0; s < SQ_NB; s++) {
-    LANCE_REACH[BLACK][s] = RAY[DIR_N][s];
-    LANCE_REACH[WHITE][s] = RAY[DIR_S][s];
-    BISHOP_REACH[s] = RAY[DIR_NE][s] | RAY[DIR_NW][s] | RAY[DIR_SE][s] | RAY[DIR_SW][s];
-    ROOK_REACH[s] = RAY[DIR_N][s] | RAY[DIR_S][s] | RAY[DIR_E][s] | RAY[DIR_W][s];
+    LANCE_REACH[BLACK][s] = BB_RAY[BB_DIR_N][s];
+    LANCE_REACH[WHITE][s] = BB_RAY[BB_DIR_S][s];
+    BISHOP_REACH[s] = BB_RAY[BB_DIR_NE][s] | BB_RAY[BB_DIR_NW][s] | BB_RAY[BB_DIR_SE][s] | BB_RAY[BB_DIR_SW][s];
+    ROOK_REACH[s] = BB_RAY[BB_DIR_N][s] | BB_RAY[BB_DIR_S][s] | BB_RAY[BB_DIR_E][s] | BB_RAY[BB_DIR_W][s];
   }
   atomic_store(&core_ready, 1);
 }

@@ -48,11 +48,47 @@ extern Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
 extern Bitboard BISHOP_REACH[SQ_NB];
 extern Bitboard ROOK_REACH[SQ_NB];
 
-Bitboard bb_lance_attacks(Color c, Square s, Bitboard occ);
-Bitboard bb_bishop_attacks(Square s, Bitboard occ);
-Bitboard bb_rook_attacks(Square s, Bitboard occ);
+/* Rays: BB_RAY[d][sq] = the squares from sq in direction d, sq excluded. N is
+ * towards rank 1, E towards file 1. Along S, W, NW and SW the square index grows,
+ * so the first blocker is the lowest bit; along the others it is the highest. */
+enum { BB_DIR_N, BB_DIR_S, BB_DIR_E, BB_DIR_W, BB_DIR_NE, BB_DIR_NW, BB_DIR_SE, BB_DIR_SW, BB_DIR_NB };
+extern Bitboard BB_RAY[BB_DIR_NB][SQ_NB];
+
+static inline Bitboard bb_ray_up(int d, Square s, Bitboard occ) {
+  Bitboard ray = BB_RAY[d][s], blk = ray & occ;
+  return blk ? ray ^ BB_RAY[d][bb_lsb(blk)] : ray;
+}
+
+static inline Bitboard bb_ray_down(int d, Square s, Bitboard occ) {
+  Bitboard ray = BB_RAY[d][s], blk = ray & occ;
+  return blk ? ray ^ BB_RAY[d][bb_msb(blk)] : ray;
+}
+
+static inline Bitboard bb_lance_attacks(Color c, Square s, Bitboard occ) {
+  return c == BLACK ? bb_ray_down(BB_DIR_N, s, occ) : bb_ray_up(BB_DIR_S, s, occ);
+}
+
+static inline Bitboard bb_bishop_attacks(Square s, Bitboard occ) {
+  return bb_ray_down(BB_DIR_NE, s, occ) | bb_ray_up(BB_DIR_NW, s, occ) | bb_ray_down(BB_DIR_SE, s, occ) |
+         bb_ray_up(BB_DIR_SW, s, occ);
+}
+
+static inline Bitboard bb_rook_attacks(Square s, Bitboard occ) {
+  return bb_ray_down(BB_DIR_N, s, occ) | bb_ray_up(BB_DIR_S, s, occ) | bb_ray_down(BB_DIR_E, s, occ) |
+         bb_ray_up(BB_DIR_W, s, occ);
+}
+
 /* Attacks of any piece of colour c and kind t standing on s, given the occupancy. */
-Bitboard bb_attacks(Color c, PieceType t, Square s, Bitboard occ);
+static inline Bitboard bb_attacks(Color c, PieceType t, Square s, Bitboard occ) {
+  switch (t) {
+  case LANCE: return bb_lance_attacks(c, s, occ);
+  case BISHOP: return bb_bishop_attacks(s, occ);
+  case ROOK: return bb_rook_attacks(s, occ);
+  case HORSE: return bb_bishop_attacks(s, occ) | STEP_ATTACKS[c][KING][s];
+  case DRAGON: return bb_rook_attacks(s, occ) | STEP_ATTACKS[c][KING][s];
+  default: return STEP_ATTACKS[c][t][s];
+  }
+}
 /* Attacks of kind t ignoring blockers (empty-board reach). */
 Bitboard bb_pseudo_attacks(Color c, PieceType t, Square s);
 

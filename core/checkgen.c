@@ -110,7 +110,7 @@ void checkgen_generate(const Position *pos, MoveList *l) {
     Piece p = pos->board[ok];
     while (b) {
       Square to = bb_pop(&b);
-      if (!pos_attackers_to(pos, to, them, occ_nk)) push(l, move_make(ok, to, false, p));
+      if (!pos_attacked(pos, to, them, occ_nk)) push(l, move_make(ok, to, false, p));
     }
   }
 }

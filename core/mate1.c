@@ -36,7 +36,7 @@ bool mate1_has_evasion(const Position *pos) {
   Bitboard esc = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
   while (esc) {
     Square to = bb_pop(&esc);
-    if (!pos_attackers_to(pos, to, them, occ_nk)) return true;
+    if (!pos_attacked(pos, to, them, occ_nk)) return true;
   }
   if (bb_more_than_one(pos->checkers)) return false;
   Square c = bb_lsb(pos->checkers);

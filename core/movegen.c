@@ -83,10 +83,8 @@ static void gen_king_moves(const Position *pos, MoveList *l) {
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
   Bitboard b = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
   Piece p = pos->board[k];
-  while (b) {
-    Square to = bb_pop(&b);
-    if (!pos_attackers_to(pos, to, them, occ)) push(l, move_make(k, to, false, p));
-  }
+  b &= ~pos_attacks_within(pos, them, b, occ);
+  while (b) push(l, move_make(k, bb_pop(&b), false, p));
 }
 
 /* Keeps the moves of pinned pieces that stay on their pin line. */

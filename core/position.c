@@ -90,6 +90,49 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ)
   return a & mine;
 }
 
+/* b moved by df files and dr ranks (index step df*9 + dr); squares leaving the board drop out. */
+static inline Bitboard bb_step(Bitboard b, int df, int dr) {
+  if (dr < 0) b &= ~(BB_RANK[1] | (dr < -1 ? BB_RANK[2] : 0));
+  if (dr > 0) b &= ~(BB_RANK[9] | (dr > 1 ? BB_RANK[8] : 0));
+  int d = df * 9 + dr;
+  return (d > 0 ? b << d : b >> -d) & BB_ALL;
+}
+
+Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bitboard occ) {
+  const Bitboard *T = pos->by_type;
+  Bitboard mine = pos->by_color[by];
+  /* step moves of every piece at once, grouped by the directions the kinds share */
+  Bitboard kingish = (T[KING] | T[HORSE] | T[DRAGON]) & mine;
+  Bitboard gold = (T[GOLD] | T[PRO_PAWN] | T[PRO_LANCE] | T[PRO_KNIGHT] | T[PRO_SILVER]) & mine;
+  Bitboard silver = T[SILVER] & mine;
+  Bitboard fwd = (T[PAWN] & mine) | silver | gold | kingish;
+  Bitboard fdiag = silver | gold | kingish, side = gold | kingish, back = gold | kingish, bdiag = silver | kingish;
+  Bitboard knight = T[KNIGHT] & mine;
+  int f = by == BLACK ? -1 : 1; /* rank step of a forward move */
+  Bitboard hit = bb_step(fwd, 0, f) | bb_step(fdiag, -1, f) | bb_step(fdiag, 1, f) | bb_step(side, -1, 0) |
+                 bb_step(side, 1, 0) | bb_step(back, 0, -f) | bb_step(bdiag, -1, -f) | bb_step(bdiag, 1, -f) |
+                 bb_step(knight, -1, 2 * f) | bb_step(knight, 1, 2 * f);
+  hit &= targets;
+  /* ranging moves piece by piece, only for pieces whose lines reach a target */
+  Bitboard sliders = ((T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON]) & mine);
+  while (sliders && hit != targets) {
+    Square q = bb_pop(&sliders);
+    switch (piece_type(pos->board[q])) {
+    case LANCE:
+      if (LANCE_REACH[by][q] & targets) hit |= bb_lance_attacks(by, q, occ) & targets;
+      break;
+    case BISHOP:
+    case HORSE:
+      if (BISHOP_REACH[q] & targets) hit |= bb_bishop_attacks(q, occ) & targets;
+      break;
+    default:
+      if (ROOK_REACH[q] & targets) hit |= bb_rook_attacks(q, occ) & targets;
+      break;
+    }
+  }
+  return hit;
+}
+
 Bitboard pos_checkers_of(const Position *pos, Color c) {
   Square k = pos->king[c];
   if (k == SQ_NONE) return 0;

@@ -68,6 +68,28 @@ static inline bool pos_in_check(const Position *pos) { return pos->checkers != 0
 static inline uint64_t pos_key(const Position *pos) { return pos->board_key ^ pos->hand_key; }
 /* Pieces of colour `by` that attack s, with the given occupancy. */
 Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ);
+/* pos_attackers_to(pos, s, by, occ) != 0, stopping at the first attacker found. */
+static inline bool pos_attacked(const Position *pos, Square s, Color by, Bitboard occ) {
+  Color o = color_flip(by);
+  const Bitboard *T = pos->by_type;
+  Bitboard mine = pos->by_color[by];
+  Bitboard gold = T[GOLD] | T[PRO_PAWN] | T[PRO_LANCE] | T[PRO_KNIGHT] | T[PRO_SILVER];
+  if (((STEP_ATTACKS[o][PAWN][s] & T[PAWN]) | (STEP_ATTACKS[o][KNIGHT][s] & T[KNIGHT]) |
+       (STEP_ATTACKS[o][SILVER][s] & T[SILVER]) | (STEP_ATTACKS[o][GOLD][s] & gold) |
+       (STEP_ATTACKS[o][KING][s] & (T[KING] | T[HORSE] | T[DRAGON]))) &
+      mine)
+    return true;
+  Bitboard sliders = ((LANCE_REACH[o][s] & T[LANCE]) | (BISHOP_REACH[s] & (T[BISHOP] | T[HORSE])) |
+                      (ROOK_REACH[s] & (T[ROOK] | T[DRAGON]))) &
+                     mine;
+  while (sliders)
+    if (!(BETWEEN[s][bb_pop(&sliders)] & occ)) return true;
+  return false;
+}
+/* The squares of `targets` that some piece of colour `by` attacks, with the given
+ * occupancy: one pass over the pieces, cheaper than a pos_attacked per square
+ * when the side has few pieces. */
+Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bitboard occ);
 /* Pieces of colour `by` giving check to the king of c (0 if c has no king). */
 Bitboard pos_checkers_of(const Position *pos, Color c);
 /* Pieces of either colour that alone stand between the king of `kc` and a slider of `slider_color`. */

@@ -101,6 +101,22 @@ static int check_invariants(Position *pos) {
     movegen_evasions(pos, &ev);
     assert_int_equal(ev.size, legal.size);
   }
+  /* attack maps agree with the square-by-square tests, also with the king lifted off */
+  for (int c = 0; c < COLOR_NB; c++)
+    for (int lift = 0; lift < 2; lift++) {
+      Bitboard occ = pos_occupied(pos);
+      Square k = pos->king[pos->side];
+      if (lift && k != SQ_NONE) occ &= ~BB_SQ[k];
+      Bitboard want = 0;
+      for (Square q = 0; q < SQ_NB; q++) {
+        bool att = pos_attackers_to(pos, q, (Color)c, occ) != 0;
+        assert_int_equal(pos_attacked(pos, q, (Color)c, occ), att);
+        if (att) want |= BB_SQ[q];
+      }
+      assert_true(pos_attacks_within(pos, (Color)c, BB_ALL, occ) == want);
+      Bitboard ring = k != SQ_NONE ? STEP_ATTACKS[pos->side][KING][k] : BB_SQ[0];
+      assert_true(pos_attacks_within(pos, (Color)c, ring, occ) == (want & ring));
+    }
   /* text and key round trips */
   char sfen[SFEN_MAX];
   sfen_write(pos, sfen, sizeof sfen);
