@@ -302,10 +302,7 @@ static inline uint32_t escape_estimate(const Position *pos) {
   Color them = color_flip(pos->side);
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
   Bitboard b = STEP_ATTACKS[pos->side][KING][k] & ~pos->by_color[pos->side];
-  uint32_t n = 1;
-  while (b)
-    if (!pos_attackers_to(pos, bb_pop(&b), them, occ)) n++;
-  return n;
+  return 1 + (uint32_t)bb_popcount(b & ~pos_attacks_within(pos, them, b, occ));
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 _Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
 
@@ -59,9 +62,16 @@ static uint64_t tt_amount_value(uint16_t c) {
 
 /* Bit i set when entry i of the cluster carries `tag`. */
 static inline unsigned tag_matches(const TTCluster *c, uint32_t tag) {
+#if defined(__SSE2__) && TT_CLUSTER == 8
+  __m128i t = _mm_set1_epi32((int)tag);
+  __m128i lo = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag), t);
+  __m128i hi = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag + 1), t);
+  return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(lo)) | (unsigned)_mm_movemask_ps(_mm_castsi128_ps(hi)) << 4;
+#else
   unsigned m = 0;
   for (int i = 0; i < TT_CLUSTER; i++) m |= (unsigned)(c->tag[i] == tag) << i;
   return m;
+#endif
 }
 
 static inline bool entry_unknown(const TTCluster *c, int i) { return c->pn[i] != 0 && c->dn[i] != 0; }
