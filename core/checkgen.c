@@ -41,8 +41,14 @@ void checkgen_generate(const Position *pos, MoveList *l) {
   Bitboard own = pos->by_color[us];
   Bitboard empty = BB_ALL & ~occ;
   Bitboard chk[PT_NB];
-  for (int t = PAWN; t < PT_NB; t++)
-    if (t != KING) chk[t] = check_squares(us, (PieceType)t, ek, occ);
+  for (int t = PAWN; t <= GOLD; t++)
+    if (t != LANCE && t != BISHOP && t != ROOK) chk[t] = STEP_ATTACKS[them][t][ek];
+  chk[LANCE] = bb_lance_attacks(them, ek, occ);
+  chk[BISHOP] = bb_bishop_attacks(ek, occ);
+  chk[ROOK] = bb_rook_attacks(ek, occ);
+  chk[PRO_PAWN] = chk[PRO_LANCE] = chk[PRO_KNIGHT] = chk[PRO_SILVER] = chk[GOLD];
+  chk[HORSE] = chk[BISHOP] | STEP_ATTACKS[them][KING][ek];
+  chk[DRAGON] = chk[ROOK] | STEP_ATTACKS[them][KING][ek];
   Bitboard disc = pos_blockers(pos, them, us) & own;
   Bitboard pinned = ok != SQ_NONE ? pos_blockers(pos, us, them) & own : 0;
 

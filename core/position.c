@@ -143,9 +143,8 @@ Bitboard pos_blockers(const Position *pos, Color kc, Color sc) {
   Square k = pos->king[kc];
   if (k == SQ_NONE) return 0;
   const Bitboard *T = pos->by_type;
-  Bitboard snipers = ((bb_lance_attacks(color_flip(sc), k, 0) & T[LANCE]) |
-                      (bb_bishop_attacks(k, 0) & (T[BISHOP] | T[HORSE])) |
-                      (bb_rook_attacks(k, 0) & (T[ROOK] | T[DRAGON]))) &
+  Bitboard snipers = ((LANCE_REACH[color_flip(sc)][k] & T[LANCE]) | (BISHOP_REACH[k] & (T[BISHOP] | T[HORSE])) |
+                      (ROOK_REACH[k] & (T[ROOK] | T[DRAGON]))) &
                      pos->by_color[sc];
   Bitboard occ = pos_occupied(pos);
   Bitboard result = 0;
