@@ -1,5 +1,6 @@
 #include "position.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "movegen.h"
@@ -247,6 +248,40 @@ static inline void remove_piece(Position *pos, Square s) {
   pos->board_key ^= ZOB_PSQ[s][p];
 }
 
+/* Does a piece of colour c and kind t on q attack k, given the occupancy? */
+static inline bool piece_attacks_sq(Color c, PieceType t, Square q, Square k, Bitboard occ) {
+  switch (t) {
+  case LANCE: return bb_test(LANCE_REACH[c][q], k) && !(BETWEEN[q][k] & occ);
+  case BISHOP: return bb_test(BISHOP_REACH[q], k) && !(BETWEEN[q][k] & occ);
+  case ROOK: return bb_test(ROOK_REACH[q], k) && !(BETWEEN[q][k] & occ);
+  case HORSE: return bb_test(STEP_ATTACKS[c][KING][q], k) || (bb_test(BISHOP_REACH[q], k) && !(BETWEEN[q][k] & occ));
+  case DRAGON: return bb_test(STEP_ATTACKS[c][KING][q], k) || (bb_test(ROOK_REACH[q], k) && !(BETWEEN[q][k] & occ));
+  default: return bb_test(STEP_ATTACKS[c][t][q], k);
+  }
+}
+
+/* Checkers of the side to move right after the other side (us) played to `to`
+ * from `from` (SQ_NONE for a drop): the moved piece itself, and ranging pieces
+ * of us uncovered on a line through `from`. Nothing else can check when the
+ * side to move was not in check before the move. */
+static inline Bitboard checkers_after_move(const Position *pos, Color us, Square from, Square to) {
+  Square k = pos->king[pos->side];
+  if (k == SQ_NONE) return 0;
+  Bitboard occ = pos_occupied(pos);
+  Bitboard c = piece_attacks_sq(us, piece_type(pos->board[to]), to, k, occ) ? BB_SQ[to] : 0;
+  if (from != SQ_NONE && LINE[k][from]) {
+    const Bitboard *T = pos->by_type;
+    Bitboard sliders = LINE[k][from] & pos->by_color[us] & ~BB_SQ[to] &
+                       ((LANCE_REACH[pos->side][k] & T[LANCE]) | (BISHOP_REACH[k] & (T[BISHOP] | T[HORSE])) |
+                        (ROOK_REACH[k] & (T[ROOK] | T[DRAGON])));
+    while (sliders) {
+      Square q = bb_pop(&sliders);
+      if (!(BETWEEN[k][q] & occ)) c |= BB_SQ[q];
+    }
+  }
+  return c;
+}
+
 void pos_do_move(Position *pos, Move m, Undo *u) {
   Color us = pos->side;
   Square to = move_to(m);
@@ -281,7 +316,8 @@ void pos_do_move(Position *pos, Move m, Undo *u) {
   }
   pos->side = color_flip(us);
   pos->board_key ^= ZOB_SIDE;
-  pos->checkers = pos_checkers_of(pos, pos->side);
+  pos->checkers = checkers_after_move(pos, us, move_is_drop(m) ? SQ_NONE : move_from(m), to);
+  assert(pos->checkers == pos_checkers_of(pos, pos->side));
 }
 
 void pos_undo_move(Position *pos, Move m, const Undo *u) {
@@ -311,6 +347,43 @@ void pos_undo_move(Position *pos, Move m, const Undo *u) {
   pos->board_key = u->board_key;
   pos->hand_key = u->hand_key;
   pos->checkers = u->checkers;
+}
+
+static inline void place(Position *pos, Square s, Piece p) {
+  pos->board[s] = p;
+  pos->by_color[piece_color(p)] |= BB_SQ[s];
+  pos->by_type[piece_type(p)] |= BB_SQ[s];
+  if (piece_type(p) == KING) pos->king[piece_color(p)] = s;
+}
+
+static inline void unplace(Position *pos, Square s) {
+  Piece p = pos->board[s];
+  pos->board[s] = PIECE_NONE;
+  pos->by_color[piece_color(p)] ^= BB_SQ[s];
+  pos->by_type[piece_type(p)] ^= BB_SQ[s];
+  if (piece_type(p) == KING) pos->king[piece_color(p)] = SQ_NONE;
+}
+
+void pos_place_move(Position *pos, Move m, Piece *captured) {
+  Square to = move_to(m);
+  *captured = pos->board[to];
+  if (move_is_drop(m)) {
+    place(pos, to, move_piece(m));
+    return;
+  }
+  Square from = move_from(m);
+  Piece p = pos->board[from];
+  if (*captured) unplace(pos, to);
+  unplace(pos, from);
+  place(pos, to, move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p);
+}
+
+void pos_unplace_move(Position *pos, Move m, Piece captured) {
+  Square to = move_to(m);
+  Piece np = pos->board[to];
+  unplace(pos, to);
+  if (!move_is_drop(m)) place(pos, move_from(m), move_is_promote(m) ? (Piece)(np - PT_PROMOTE) : np);
+  if (captured) place(pos, to, captured);
 }
 
 bool pos_gives_check(const Position *pos, Move m) {

@@ -96,9 +96,18 @@ Bitboard pos_checkers_of(const Position *pos, Color c);
 Bitboard pos_blockers(const Position *pos, Color kc, Color slider_color);
 
 /* ---- moves ---- */
-/* Plays a legal move. u receives what pos_undo_move needs. */
+/* Plays a legal move. u receives what pos_undo_move needs. The new checkers are
+ * found from the moved piece and the lines through its old square, which is
+ * exact when the side not to move was not in check (any position pos_validate
+ * accepts, and every position reached from one by legal moves). */
 void pos_do_move(Position *pos, Move m, Undo *u);
 void pos_undo_move(Position *pos, Move m, const Undo *u);
+/* Moves the pieces of move m on the board only (board, by_color, by_type, king
+ * squares); hands, keys, checkers and the side to move stay as they were. For
+ * quick attack tests on the position after m; pos_unplace_move(pos, m, *captured)
+ * puts everything back. */
+void pos_place_move(Position *pos, Move m, Piece *captured);
+void pos_unplace_move(Position *pos, Move m, Piece captured);
 /* True when the legal move m gives check. */
 bool pos_gives_check(const Position *pos, Move m);
 /* Full validity test of an arbitrary Move value (e.g. read from a file or DB):

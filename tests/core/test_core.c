@@ -78,8 +78,21 @@ static int check_invariants(Position *pos) {
     Position before = *pos;
     Undo u;
     bool gc = pos_gives_check(pos, m);
+    Position placed = *pos;
+    Piece cap;
+    pos_place_move(&placed, m, &cap);
     pos_do_move(pos, m, &u);
     assert_true(pos_is_ok(pos));
+    /* the board-only move leaves the board of the real one */
+    assert_memory_equal(placed.board, pos->board, sizeof pos->board);
+    assert_memory_equal(placed.by_color, pos->by_color, sizeof pos->by_color);
+    assert_memory_equal(placed.by_type, pos->by_type, sizeof pos->by_type);
+    assert_memory_equal(placed.king, pos->king, sizeof pos->king);
+    pos_unplace_move(&placed, m, cap);
+    assert_memory_equal(placed.board, before.board, sizeof before.board);
+    assert_memory_equal(placed.by_color, before.by_color, sizeof before.by_color);
+    assert_memory_equal(placed.by_type, before.by_type, sizeof before.by_type);
+    assert_memory_equal(placed.king, before.king, sizeof before.king);
     bool in_check = pos_in_check(pos);
     assert_int_equal(gc, in_check);
     /* the mover's own king is never left in check */
