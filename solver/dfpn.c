@@ -294,15 +294,22 @@ static bool arena_reserve(Solver *s, size_t n) {
   return true;
 }
 
-/* Initial proof number of a new AND node (defender in check, to move): one
- * plus the king's safe squares, so checks that leave the king room wait. */
-static inline uint32_t escape_estimate(const Position *pos) {
-  Square k = pos->king[pos->side];
-  if (k == SQ_NONE) return 1;
-  Color them = color_flip(pos->side);
-  Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
-  Bitboard b = STEP_ATTACKS[pos->side][KING][k] & ~pos->by_color[pos->side];
-  return 1 + (uint32_t)bb_popcount(b & ~pos_attacks_within(pos, them, b, occ));
+/* Initial proof number of the AND node after the check m (played from pos, the
+ * attacker to move): one plus the king's safe squares, so checks that leave the
+ * king room wait. Only the board matters, so a virtual capture counts as the capture. */
+static inline uint32_t escape_estimate(Position *pos, Move m) {
+  Color att = pos->side, def = color_flip(att);
+  Piece captured;
+  pos_place_move(pos, m, &captured);
+  uint32_t n = 1;
+  Square k = pos->king[def];
+  if (k != SQ_NONE) {
+    Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
+    Bitboard b = STEP_ATTACKS[def][KING][k] & ~pos->by_color[def];
+    n += (uint32_t)bb_popcount(b & ~pos_attacks_within(pos, att, b, occ));
+  }
+  pos_unplace_move(pos, m, captured);
+  return n;
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
@@ -343,20 +350,8 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
-      if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
-        /* df-pn+: a new AND node starts from an estimate */
-        Undo u;
-        PieceType ret = PT_NONE;
-        if (virt)
-          search_virtual_do(pos, c->move, &u, &ret);
-        else
-          pos_do_move(pos, c->move, &u);
-        c->pn = escape_estimate(pos);
-        if (virt)
-          search_virtual_undo(pos, c->move, &u, ret);
-        else
-          pos_undo_move(pos, c->move, &u);
-      }
+      if (!p.exact && p.pn && p.dn && pos->side == s->attacker)
+        c->pn = escape_estimate(pos, c->move); /* df-pn+: a new AND node starts from an estimate */
     }
   }
 }
