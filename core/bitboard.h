@@ -20,7 +20,20 @@ static inline Bitboard bb_sq(Square s) { return BB_SQ[s]; }
 static inline bool bb_test(Bitboard b, Square s) { return (b >> s) & 1; }
 static inline bool bb_any(Bitboard b) { return b != 0; }
 static inline int bb_popcount(Bitboard b) {
+#ifdef __POPCNT__
   return __builtin_popcountll((uint64_t)b) + __builtin_popcountll((uint64_t)(b >> 64));
+#else
+  /* without the instruction the builtin is a library call: count in parallel instead */
+  uint64_t x[2] = {(uint64_t)b, (uint64_t)(b >> 64)};
+  int n = 0;
+  for (int i = 0; i < 2; i++) {
+    uint64_t v = x[i] - ((x[i] >> 1) & 0x5555555555555555ULL);
+    v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    n += (int)((v * 0x0101010101010101ULL) >> 56);
+  }
+  return n;
+#endif
 }
 static inline Square bb_lsb(Bitboard b) {
   uint64_t lo = (uint64_t)b;

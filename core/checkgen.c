@@ -78,6 +78,7 @@ void checkgen_generate(const Position *pos, MoveList *l) {
 
   /* board moves of the pieces other than the king */
   Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0);
+  Bitboard aligned = BISHOP_REACH[ek] | ROOK_REACH[ek]; /* squares on a line through the king */
   while (pieces) {
     Square from = bb_pop(&pieces);
     Piece p = pos->board[from];
@@ -88,7 +89,7 @@ void checkgen_generate(const Position *pos, MoveList *l) {
     Bitboard att = bb_attacks(us, t, from, occ) & ~own;
     if (!att) continue;
     Bitboard cu = chk[t], cp = can_pro ? chk[tp] : 0;
-    if (LINE[ek][from] && (is_slider(t) || is_slider(tp))) {
+    if (bb_test(aligned, from) && (is_slider(t) || is_slider(tp))) {
       /* the piece itself may stand on the ray it would check along */
       Bitboard occ2 = occ & ~BB_SQ[from];
       if (is_slider(t)) cu = check_squares(us, t, ek, occ2);
