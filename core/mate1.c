@@ -26,19 +26,19 @@ static bool can_drop_on(const Position *pos, Color c, Square s, bool *pawn_needs
   return false;
 }
 
-bool mate1_has_evasion(const Position *pos) {
+Bitboard mate1_king_escapes(const Position *pos) {
+  Color us = pos->side;
+  Square k = pos->king[us];
+  if (k == SQ_NONE) return 0;
+  Bitboard esc = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
+  return esc & ~pos_attacks_within(pos, color_flip(us), esc, pos_occupied(pos) & ~BB_SQ[k]);
+}
+
+bool mate1_has_other_evasion(const Position *pos) {
   Color us = pos->side, them = color_flip(us);
   Square k = pos->king[us];
-  if (k == SQ_NONE || !pos->checkers) return movegen_has_legal(pos);
-  /* 1. a king move to a square the opponent does not reach once the king has left */
-  Bitboard occ = pos_occupied(pos);
-  Bitboard occ_nk = occ & ~BB_SQ[k];
-  Bitboard esc = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
-  while (esc) {
-    Square to = bb_pop(&esc);
-    if (!pos_attacked(pos, to, them, occ_nk)) return true;
-  }
   if (bb_more_than_one(pos->checkers)) return false;
+  Bitboard occ = pos_occupied(pos);
   Square c = bb_lsb(pos->checkers);
   Bitboard pinned = pos_blockers(pos, us, them) & pos->by_color[us];
   /* 2. a capture of the checker by another piece (a piece can always move to a
@@ -62,6 +62,21 @@ bool mate1_has_evasion(const Position *pos) {
   }
   if (pawn_full) return movegen_has_legal(pos);
   return false;
+}
+
+bool mate1_has_evasion(const Position *pos) {
+  Color us = pos->side, them = color_flip(us);
+  Square k = pos->king[us];
+  if (k == SQ_NONE || !pos->checkers) return movegen_has_legal(pos);
+  /* 1. a king move to a square the opponent does not reach once the king has left
+   * (square by square: the first free one settles it) */
+  Bitboard occ_nk = pos_occupied(pos) & ~BB_SQ[k];
+  Bitboard esc = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
+  while (esc) {
+    Square to = bb_pop(&esc);
+    if (!pos_attacked(pos, to, them, occ_nk)) return true;
+  }
+  return mate1_has_other_evasion(pos);
 }
 
 Move mate1_find(Position *pos) {

@@ -27,4 +27,12 @@ Move mate1_find(Position *pos);
  */
 bool mate1_has_evasion(const Position *pos);
 
+/* The two halves of mate1_has_evasion, for a caller that wants the king's escape
+ * squares themselves. The side to move must be in check and have a king.
+ *   mate1_king_escapes:      the squares its king can step to (0 without a king)
+ *   mate1_has_other_evasion: whether a capture of the checker or an interposition
+ *                            (by a move or a drop) is legal; false in double check */
+Bitboard mate1_king_escapes(const Position *pos);
+bool mate1_has_other_evasion(const Position *pos);
+
 #endif

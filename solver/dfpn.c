@@ -331,6 +331,8 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
+    uint32_t est = (c->flags & CHILD_EST) ? c->pn : 0;
+    c->flags &= (uint8_t)~CHILD_EST;
     bool rep = path_has(s, depth + 1, ls[i].full);
     TTProbe p;
     if (!rep) {
@@ -351,7 +353,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
       if (!p.exact && p.pn && p.dn && pos->side == s->attacker)
-        c->pn = escape_estimate(pos, c->move); /* df-pn+: a new AND node starts from an estimate */
+        c->pn = est ? est : escape_estimate(pos, c->move); /* df-pn+: a new AND node starts from an estimate */
     }
   }
 }
@@ -428,12 +430,24 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     }
     /* the children's clusters load while the 1-ply mate test runs */
     for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
-    if (real_ok && s->opt.use_mate1 && !self.exact) { /* once: a stored node has been tried */
+    /* est[i]: escape estimate of the AND node after move i, 0 when not known */
+    uint32_t *est = s->escape_est;
+    bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
+    if (have_est) { /* once: a stored node has been tried */
       for (int i = 0; i < ml->size; i++) {
         Undo u;
         Move m = ml->moves[i];
         pos_do_move(pos, m, &u);
-        bool esc = mate1_has_evasion(pos);
+        bool esc;
+        if (pos->king[pos->side] != SQ_NONE && pos->checkers) {
+          /* the king's free squares answer the mate test and give the estimate */
+          Bitboard kesc = mate1_king_escapes(pos);
+          est[i] = 1 + (uint32_t)bb_popcount(kesc);
+          esc = kesc || mate1_has_other_evasion(pos);
+        } else {
+          est[i] = 0;
+          esc = mate1_has_evasion(pos);
+        }
         Hand ph = esc ? 0 : search_mate_proof_hand(pos, att);
         pos_undo_move(pos, m, &u);
         if (!esc) {
@@ -481,9 +495,12 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
       }
       uint32_t ok = order_key(pos, m, true);
-      if (real_ok) ch[n++] = (Child){m, 1, 1, 0, 0, 0, 0, ok};
+      /* a known estimate rides in pn until children_lookup takes it */
+      uint32_t e = have_est ? est[i] : 0;
+      uint8_t ef = e ? CHILD_EST : 0;
+      if (real_ok) ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
       if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
-        ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, ok};
+        ch[n++] = (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok};
     }
     if (!real_ok || last) len_cut = true;
   } else {

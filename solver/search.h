@@ -38,7 +38,8 @@ typedef struct {
 enum {
   CHILD_VIRTUAL = 1, /* capture of a candidate futile drop, piece handed back: budget len + 1 */
   CHILD_FUTCAND = 2, /* a drop that may be futile: its OR node gets virtual children */
-  CHILD_REP = 4      /* disproven by a repetition / depth limit on the current path */
+  CHILD_REP = 4,     /* disproven by a repetition / depth limit on the current path */
+  CHILD_EST = 8      /* until the table lookup: pn holds the escape estimate of the AND node */
 };
 
 typedef struct {
@@ -89,6 +90,7 @@ struct Solver {
   uint64_t *path_full;
   uint16_t *rep_filter; /* counts of full keys on the path, by low bits */
   MoveList scratch, scratch2;
+  uint32_t escape_est[MAX_MOVES]; /* per move of scratch at an OR node (dfpn.c) */
   LookupScratch lookup[MAX_MOVES * 2];
 
   /* children arena */
