@@ -91,12 +91,20 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ)
   return a & mine;
 }
 
+/* Constant masks (BB_ALL and the BB_RANK unions as literals, so no table load). */
+#define BB_FROM64(hi, lo) (((Bitboard)(hi) << 64) | (Bitboard)(lo))
+#define MASK_ALL BB_FROM64(0x1ffffULL, 0xffffffffffffffffULL)
+#define MASK_RANK1 BB_FROM64(0x100ULL, 0x8040201008040201ULL)
+#define MASK_RANK12 BB_FROM64(0x301ULL, 0x80c06030180c0603ULL)
+#define MASK_RANK9 BB_FROM64(0x10080ULL, 0x4020100804020100ULL)
+#define MASK_RANK89 BB_FROM64(0x180c0ULL, 0x6030180c06030180ULL)
+
 /* b moved by df files and dr ranks (index step df*9 + dr); squares leaving the board drop out. */
 static inline Bitboard bb_step(Bitboard b, int df, int dr) {
-  if (dr < 0) b &= ~(BB_RANK[1] | (dr < -1 ? BB_RANK[2] : 0));
-  if (dr > 0) b &= ~(BB_RANK[9] | (dr > 1 ? BB_RANK[8] : 0));
+  if (dr < 0) b &= ~(dr < -1 ? MASK_RANK12 : MASK_RANK1);
+  if (dr > 0) b &= ~(dr > 1 ? MASK_RANK89 : MASK_RANK9);
   int d = df * 9 + dr;
-  return (d > 0 ? b << d : b >> -d) & BB_ALL;
+  return (d > 0 ? b << d : b >> -d) & (df > 0 ? MASK_ALL : ~(Bitboard)0);
 }
 
 Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bitboard occ) {
@@ -114,21 +122,17 @@ Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bit
                  bb_step(side, 1, 0) | bb_step(back, 0, -f) | bb_step(bdiag, -1, -f) | bb_step(bdiag, 1, -f) |
                  bb_step(knight, -1, 2 * f) | bb_step(knight, 1, 2 * f);
   hit &= targets;
-  /* ranging moves piece by piece, only for pieces whose lines reach a target */
+  /* ranging moves: each target still open on a line of a ranging piece is
+   * reached when nothing stands between (targets are few, rays are long) */
   Bitboard sliders = ((T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON]) & mine);
   while (sliders && hit != targets) {
     Square q = bb_pop(&sliders);
-    switch (piece_type(pos->board[q])) {
-    case LANCE:
-      if (LANCE_REACH[by][q] & targets) hit |= bb_lance_attacks(by, q, occ) & targets;
-      break;
-    case BISHOP:
-    case HORSE:
-      if (BISHOP_REACH[q] & targets) hit |= bb_bishop_attacks(q, occ) & targets;
-      break;
-    default:
-      if (ROOK_REACH[q] & targets) hit |= bb_rook_attacks(q, occ) & targets;
-      break;
+    PieceType t = piece_type(pos->board[q]);
+    Bitboard cand = (t == LANCE ? LANCE_REACH[by][q] : t == BISHOP || t == HORSE ? BISHOP_REACH[q] : ROOK_REACH[q]) &
+                    targets & ~hit;
+    while (cand) {
+      Square x = bb_pop(&cand);
+      if (!(BETWEEN[q][x] & occ)) hit |= BB_SQ[x];
     }
   }
   return hit;
