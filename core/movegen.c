@@ -112,7 +112,10 @@ void movegen_evasions(const Position *pos, MoveList *l) {
   Square c = bb_lsb(pos->checkers);
   Bitboard between = BETWEEN[k][c];
   int start = l->size;
-  gen_piece_moves(pos, l, pos->by_color[us] & ~BB_SQ[k], between | BB_SQ[c]);
+  /* only pieces that reach the checker or a square between move: found from those few squares */
+  Bitboard movers = 0, occ = pos_occupied(pos);
+  for (Bitboard t = between | BB_SQ[c]; t;) movers |= pos_attackers_to(pos, bb_pop(&t), us, occ);
+  gen_piece_moves(pos, l, movers & ~BB_SQ[k], between | BB_SQ[c]);
   filter_pinned(pos, l, start);
   gen_drops(pos, l, between);
 }
