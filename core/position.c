@@ -237,20 +237,37 @@ int pos_validate(const Position *pos, const char *where, TsError *err) {
   return TS_OK;
 }
 
-static inline void put_piece(Position *pos, Square s, Piece p) {
+static inline void put_piece(Position *pos, Square s, Piece p, bool keyed) {
   pos->board[s] = p;
   pos->by_color[piece_color(p)] |= BB_SQ[s];
   pos->by_type[piece_type(p)] |= BB_SQ[s];
-  pos->board_key ^= ZOB_PSQ[s][p];
+  if (keyed) pos->board_key ^= ZOB_PSQ[s][p];
 }
 
-static inline void remove_piece(Position *pos, Square s) {
+static inline void remove_piece(Position *pos, Square s, bool keyed) {
   Piece p = pos->board[s];
   pos->board[s] = PIECE_NONE;
   pos->by_color[piece_color(p)] ^= BB_SQ[s];
   pos->by_type[piece_type(p)] ^= BB_SQ[s];
-  pos->board_key ^= ZOB_PSQ[s][p];
+  if (keyed) pos->board_key ^= ZOB_PSQ[s][p];
 }
+
+/* Board-only moves of one piece that keep the king squares up to date. */
+static inline void place(Position *pos, Square s, Piece p) {
+  pos->board[s] = p;
+  pos->by_color[piece_color(p)] |= BB_SQ[s];
+  pos->by_type[piece_type(p)] |= BB_SQ[s];
+  if (piece_type(p) == KING) pos->king[piece_color(p)] = s;
+}
+
+static inline void unplace(Position *pos, Square s) {
+  Piece p = pos->board[s];
+  pos->board[s] = PIECE_NONE;
+  pos->by_color[piece_color(p)] ^= BB_SQ[s];
+  pos->by_type[piece_type(p)] ^= BB_SQ[s];
+  if (piece_type(p) == KING) pos->king[piece_color(p)] = SQ_NONE;
+}
+
 
 /* Does a piece of colour c and kind t on q attack k, given the occupancy? */
 static inline bool piece_attacks_sq(Color c, PieceType t, Square q, Square k, Bitboard occ) {
@@ -286,7 +303,7 @@ static inline Bitboard checkers_after_move(const Position *pos, Color us, Square
   return c;
 }
 
-void pos_do_move(Position *pos, Move m, Undo *u) {
+static inline void do_move(Position *pos, Move m, Undo *u, bool keyed) {
   Color us = pos->side;
   Square to = move_to(m);
   u->board_key = pos->board_key;
@@ -296,8 +313,8 @@ void pos_do_move(Position *pos, Move m, Undo *u) {
   if (move_is_drop(m)) {
     PieceType t = move_drop_type(m);
     pos->hand[us] = hand_sub(pos->hand[us], t);
-    pos->hand_key -= ZOB_HAND[us][t];
-    put_piece(pos, to, piece_make(us, t));
+    if (keyed) pos->hand_key -= ZOB_HAND[us][t];
+    put_piece(pos, to, piece_make(us, t), keyed);
   } else {
     Square from = move_from(m);
     Piece p = pos->board[from];
@@ -305,67 +322,50 @@ void pos_do_move(Position *pos, Move m, Undo *u) {
     if (cap) {
       PieceType ct = pt_demote(piece_type(cap));
       u->captured = cap;
-      remove_piece(pos, to);
+      remove_piece(pos, to, keyed);
       if (ct == KING) {
         pos->king[piece_color(cap)] = SQ_NONE;
       } else {
         pos->hand[us] = hand_add(pos->hand[us], ct);
-        pos->hand_key += ZOB_HAND[us][ct];
+        if (keyed) pos->hand_key += ZOB_HAND[us][ct];
       }
     }
-    remove_piece(pos, from);
+    remove_piece(pos, from, keyed);
     Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
-    put_piece(pos, to, np);
+    put_piece(pos, to, np, keyed);
     if (piece_type(p) == KING) pos->king[us] = to;
   }
   pos->side = color_flip(us);
-  pos->board_key ^= ZOB_SIDE;
+  if (keyed) pos->board_key ^= ZOB_SIDE;
   pos->checkers = checkers_after_move(pos, us, move_is_drop(m) ? SQ_NONE : move_from(m), to);
   assert(pos->checkers == pos_checkers_of(pos, pos->side));
 }
+
+void pos_do_move(Position *pos, Move m, Undo *u) { do_move(pos, m, u, true); }
+
+void pos_do_move_unkeyed(Position *pos, Move m, Undo *u) { do_move(pos, m, u, false); }
 
 void pos_undo_move(Position *pos, Move m, const Undo *u) {
   Color us = color_flip(pos->side);
   Square to = move_to(m);
   pos->side = us;
+  /* the keys come back from u: the pieces move without them */
   if (move_is_drop(m)) {
-    PieceType t = move_drop_type(m);
-    remove_piece(pos, to);
-    pos->hand[us] = hand_add(pos->hand[us], t);
+    unplace(pos, to);
+    pos->hand[us] = hand_add(pos->hand[us], move_drop_type(m));
   } else {
-    Square from = move_from(m);
     Piece np = pos->board[to];
-    Piece p = move_is_promote(m) ? (Piece)(np - PT_PROMOTE) : np;
-    remove_piece(pos, to);
-    put_piece(pos, from, p);
-    if (piece_type(p) == KING) pos->king[us] = from;
+    unplace(pos, to);
+    place(pos, move_from(m), move_is_promote(m) ? (Piece)(np - PT_PROMOTE) : np);
     if (u->captured) {
+      place(pos, to, u->captured);
       PieceType ct = pt_demote(piece_type(u->captured));
-      put_piece(pos, to, u->captured);
-      if (ct == KING)
-        pos->king[piece_color(u->captured)] = to;
-      else
-        pos->hand[us] = hand_sub(pos->hand[us], ct);
+      if (ct != KING) pos->hand[us] = hand_sub(pos->hand[us], ct);
     }
   }
   pos->board_key = u->board_key;
   pos->hand_key = u->hand_key;
   pos->checkers = u->checkers;
-}
-
-static inline void place(Position *pos, Square s, Piece p) {
-  pos->board[s] = p;
-  pos->by_color[piece_color(p)] |= BB_SQ[s];
-  pos->by_type[piece_type(p)] |= BB_SQ[s];
-  if (piece_type(p) == KING) pos->king[piece_color(p)] = s;
-}
-
-static inline void unplace(Position *pos, Square s) {
-  Piece p = pos->board[s];
-  pos->board[s] = PIECE_NONE;
-  pos->by_color[piece_color(p)] ^= BB_SQ[s];
-  pos->by_type[piece_type(p)] ^= BB_SQ[s];
-  if (piece_type(p) == KING) pos->king[piece_color(p)] = SQ_NONE;
 }
 
 void pos_place_move(Position *pos, Move m, Piece *captured) {

@@ -101,6 +101,10 @@ Bitboard pos_blockers(const Position *pos, Color kc, Color slider_color);
  * exact when the side not to move was not in check (any position pos_validate
  * accepts, and every position reached from one by legal moves). */
 void pos_do_move(Position *pos, Move m, Undo *u);
+/* pos_do_move without the Zobrist keys: board_key and hand_key keep their old
+ * values until the matching pos_undo_move, which restores them. For searches
+ * that hash positions themselves. */
+void pos_do_move_unkeyed(Position *pos, Move m, Undo *u);
 void pos_undo_move(Position *pos, Move m, const Undo *u);
 /* Moves the pieces of move m on the board only (board, by_color, by_type, king
  * squares); hands, keys, checkers and the side to move stay as they were. For

@@ -437,7 +437,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       for (int i = 0; i < ml->size; i++) {
         Undo u;
         Move m = ml->moves[i];
-        pos_do_move(pos, m, &u);
+        pos_do_move_unkeyed(pos, m, &u);
         bool esc;
         if (pos->king[pos->side] != SQ_NONE && pos->checkers) {
           /* the king's free squares answer the mate test and give the estimate */
@@ -477,7 +477,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       Move m = ml->moves[i];
       if (last && real_ok) {
         Undo u;
-        pos_do_move(pos, m, &u);
+        pos_do_move_unkeyed(pos, m, &u);
         bool keep = false;
         if (!mate1_has_evasion(pos)) {
           keep = any_mate1 = true;
@@ -644,7 +644,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     if (virt)
       search_virtual_do(pos, m, &u, &ret);
     else
-      pos_do_move(pos, m, &u);
+      pos_do_move_unkeyed(pos, m, &u);
     s->bh = cbh;
     path_push(s, depth + 1, cfull);
     SearchResult r = mid(s, cthpn, cthdn, child_len(len, virt), depth + 1, path_next(pk, m, virt), cfut);
