@@ -1,6 +1,7 @@
 #include "bitboard.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 Bitboard BB_ALL;
 Bitboard BB_SQ[SQ_NB + 1];
@@ -13,6 +14,7 @@ Bitboard LINE[SQ_NB][SQ_NB];
 Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
 Bitboard BISHOP_REACH[SQ_NB];
 Bitboard ROOK_REACH[SQ_NB];
+Bitboard NEAR_SQUARES[SQ_NB];
 
 /* Directions as (file delta, rank delta); the index step is df*9 + dr. */
 static const int DIR_DF[BB_DIR_NB] = {0, 0, -1, 1, -1, 1, -1, 1};
@@ -101,6 +103,11 @@ void core_init(void) {
     LANCE_REACH[WHITE][s] = BB_RAY[BB_DIR_S][s];
     BISHOP_REACH[s] = BB_RAY[BB_DIR_NE][s] | BB_RAY[BB_DIR_NW][s] | BB_RAY[BB_DIR_SE][s] | BB_RAY[BB_DIR_SW][s];
     ROOK_REACH[s] = BB_RAY[BB_DIR_N][s] | BB_RAY[BB_DIR_S][s] | BB_RAY[BB_DIR_E][s] | BB_RAY[BB_DIR_W][s];
+  }
+  for (Square s = 0; s < SQ_NB; s++) {
+    NEAR_SQUARES[s] = 0;
+    for (Square q = 0; q < SQ_NB; q++)
+      if (abs(sq_file(q) - sq_file(s)) <= 2 && abs(sq_rank(q) - sq_rank(s)) <= 3) NEAR_SQUARES[s] |= BB_SQ[q];
   }
   atomic_store(&core_ready, 1);
 }

@@ -60,6 +60,9 @@ extern Bitboard LINE[SQ_NB][SQ_NB];
 extern Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
 extern Bitboard BISHOP_REACH[SQ_NB];
 extern Bitboard ROOK_REACH[SQ_NB];
+/* NEAR_SQUARES[sq]: the squares within two files and three ranks of sq, where any
+ * piece that attacks a neighbour of sq by a step (knight jumps included) stands. */
+extern Bitboard NEAR_SQUARES[SQ_NB];
 
 /* Rays: BB_RAY[d][sq] = the squares from sq in direction d, sq excluded. N is
  * towards rank 1, E towards file 1. Along S, W, NW and SW the square index grows,

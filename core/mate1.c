@@ -31,7 +31,7 @@ Bitboard mate1_king_escapes(const Position *pos) {
   Square k = pos->king[us];
   if (k == SQ_NONE) return 0;
   Bitboard esc = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
-  return esc & ~pos_attacks_within(pos, color_flip(us), esc, pos_occupied(pos) & ~BB_SQ[k]);
+  return esc & ~pos_attacks_near(pos, color_flip(us), k, esc, pos_occupied(pos) & ~BB_SQ[k]);
 }
 
 bool mate1_has_other_evasion(const Position *pos) {

@@ -83,7 +83,7 @@ static void gen_king_moves(const Position *pos, MoveList *l) {
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
   Bitboard b = STEP_ATTACKS[us][KING][k] & ~pos->by_color[us];
   Piece p = pos->board[k];
-  b &= ~pos_attacks_within(pos, them, b, occ);
+  b &= ~pos_attacks_near(pos, them, k, b, occ);
   while (b) push(l, move_make(k, bb_pop(&b), false, p));
 }
 

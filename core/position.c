@@ -91,36 +91,15 @@ Bitboard pos_attackers_to(const Position *pos, Square s, Color by, Bitboard occ)
   return a & mine;
 }
 
-/* Constant masks (BB_ALL and the BB_RANK unions as literals, so no table load). */
-#define BB_FROM64(hi, lo) (((Bitboard)(hi) << 64) | (Bitboard)(lo))
-#define MASK_ALL BB_FROM64(0x1ffffULL, 0xffffffffffffffffULL)
-#define MASK_RANK1 BB_FROM64(0x100ULL, 0x8040201008040201ULL)
-#define MASK_RANK12 BB_FROM64(0x301ULL, 0x80c06030180c0603ULL)
-#define MASK_RANK9 BB_FROM64(0x10080ULL, 0x4020100804020100ULL)
-#define MASK_RANK89 BB_FROM64(0x180c0ULL, 0x6030180c06030180ULL)
-
-/* b moved by df files and dr ranks (index step df*9 + dr); squares leaving the board drop out. */
-static inline Bitboard bb_step(Bitboard b, int df, int dr) {
-  if (dr < 0) b &= ~(dr < -1 ? MASK_RANK12 : MASK_RANK1);
-  if (dr > 0) b &= ~(dr > 1 ? MASK_RANK89 : MASK_RANK9);
-  int d = df * 9 + dr;
-  return (d > 0 ? b << d : b >> -d) & (df > 0 ? MASK_ALL : ~(Bitboard)0);
-}
-
-Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bitboard occ) {
+Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targets, Bitboard occ) {
   const Bitboard *T = pos->by_type;
   Bitboard mine = pos->by_color[by];
-  /* step moves of every piece at once, grouped by the directions the kinds share */
-  Bitboard kingish = (T[KING] | T[HORSE] | T[DRAGON]) & mine;
-  Bitboard gold = (T[GOLD] | T[PRO_PAWN] | T[PRO_LANCE] | T[PRO_KNIGHT] | T[PRO_SILVER]) & mine;
-  Bitboard silver = T[SILVER] & mine;
-  Bitboard fwd = (T[PAWN] & mine) | silver | gold | kingish;
-  Bitboard fdiag = silver | gold | kingish, side = gold | kingish, back = gold | kingish, bdiag = silver | kingish;
-  Bitboard knight = T[KNIGHT] & mine;
-  int f = by == BLACK ? -1 : 1; /* rank step of a forward move */
-  Bitboard hit = bb_step(fwd, 0, f) | bb_step(fdiag, -1, f) | bb_step(fdiag, 1, f) | bb_step(side, -1, 0) |
-                 bb_step(side, 1, 0) | bb_step(back, 0, -f) | bb_step(bdiag, -1, -f) | bb_step(bdiag, 1, -f) |
-                 bb_step(knight, -1, 2 * f) | bb_step(knight, 1, 2 * f);
+  Bitboard hit = 0;
+  /* steps (the ranging kinds have none but the horse's and dragon's) */
+  for (Bitboard near = NEAR_SQUARES[k] & mine; near;) {
+    Square q = bb_pop(&near);
+    hit |= STEP_ATTACKS[by][piece_type(pos->board[q])][q];
+  }
   hit &= targets;
   /* ranging moves: each target still open on a line of a ranging piece is
    * reached when nothing stands between (targets are few, rays are long) */

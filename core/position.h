@@ -86,10 +86,10 @@ static inline bool pos_attacked(const Position *pos, Square s, Color by, Bitboar
     if (!(BETWEEN[s][bb_pop(&sliders)] & occ)) return true;
   return false;
 }
-/* The squares of `targets` that some piece of colour `by` attacks, with the given
- * occupancy: one pass over the pieces, cheaper than a pos_attacked per square
- * when the side has few pieces. */
-Bitboard pos_attacks_within(const Position *pos, Color by, Bitboard targets, Bitboard occ);
+/* The squares of `targets` (neighbours of k only) that some piece of colour `by`
+ * attacks, with the given occupancy: the king's escape squares in one pass over
+ * the pieces near k and the ranging pieces. */
+Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targets, Bitboard occ);
 /* Pieces of colour `by` giving check to the king of c (0 if c has no king). */
 Bitboard pos_checkers_of(const Position *pos, Color c);
 /* Pieces of either colour that alone stand between the king of `kc` and a slider of `slider_color`. */

@@ -306,7 +306,7 @@ static inline uint32_t escape_estimate(Position *pos, Move m) {
   if (k != SQ_NONE) {
     Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
     Bitboard b = STEP_ATTACKS[def][KING][k] & ~pos->by_color[def];
-    n += (uint32_t)bb_popcount(b & ~pos_attacks_within(pos, att, b, occ));
+    n += (uint32_t)bb_popcount(b & ~pos_attacks_near(pos, att, k, b, occ));
   }
   pos_unplace_move(pos, m, captured);
   return n;
