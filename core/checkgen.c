@@ -22,6 +22,17 @@ static inline bool is_slider(PieceType t) {
   return t == LANCE || t == BISHOP || t == ROOK || t == HORSE || t == DRAGON;
 }
 
+/* Squares a piece of colour c and kind t on s could move to on an empty board. */
+static inline Bitboard reach(Color c, PieceType t, Square s) {
+  switch (t) {
+  case LANCE: return LANCE_REACH[c][s];
+  case BISHOP: return BISHOP_REACH[s];
+  case ROOK: return ROOK_REACH[s];
+  case HORSE: return BISHOP_REACH[s] | STEP_ATTACKS[c][KING][s];
+  default: return ROOK_REACH[s] | STEP_ATTACKS[c][KING][s]; /* DRAGON */
+  }
+}
+
 /* Squares from which a piece of kind t of colour `us` attacks ek, with occupancy occ. */
 static inline Bitboard check_squares(Color us, PieceType t, Square ek, Bitboard occ) {
   return bb_attacks(color_flip(us), t, ek, occ);
@@ -86,8 +97,6 @@ void checkgen_generate(const Position *pos, MoveList *l) {
     bool can_pro = pt_can_promote(t);
     PieceType tp = can_pro ? pt_promote(t) : t;
     bool is_disc = bb_test(disc, from);
-    Bitboard att = bb_attacks(us, t, from, occ) & ~own;
-    if (!att) continue;
     Bitboard cu = chk[t], cp = can_pro ? chk[tp] : 0;
     if (bb_test(aligned, from) && (is_slider(t) || is_slider(tp))) {
       /* the piece itself may stand on the ray it would check along */
@@ -95,7 +104,20 @@ void checkgen_generate(const Position *pos, MoveList *l) {
       if (is_slider(t)) cu = check_squares(us, t, ek, occ2);
       if (can_pro && is_slider(tp)) cp = check_squares(us, tp, ek, occ2);
     }
-    Bitboard targets = is_disc ? att : att & (cu | cp);
+    Bitboard targets;
+    if (is_disc) {
+      targets = bb_attacks(us, t, from, occ) & ~own;
+    } else if (is_slider(t)) {
+      /* the few check squares on its lines are tested one by one instead of tracing the rays */
+      Bitboard cand = reach(us, t, from) & (cu | cp) & ~own;
+      targets = 0;
+      while (cand) {
+        Square x = bb_pop(&cand);
+        if (!(BETWEEN[from][x] & occ)) targets |= BB_SQ[x];
+      }
+    } else {
+      targets = STEP_ATTACKS[us][t][from] & ~own & (cu | cp);
+    }
     if (bb_test(pinned, from)) targets &= LINE[ok][from];
     bool from_zone = bb_test(BB_ZONE[us], from);
     while (targets) {
