@@ -50,10 +50,10 @@ int material_parse(const char *spec, Material *m, TsError *err) {
     m->count[t] = n;
     m->min_count[t] = lo < 0 ? n : lo;
   }
-  for (int t = PAWN; t <= GOLD; t++)
-    if (m->count[t] && (t == LANCE || t == BISHOP || t == ROOK))
-      return ts_error_set(err, TS_ERR_USAGE, where, 0, 0,
-                          "ranging pieces (R, B, L) are not supported by the enumerator yet: '%s'", spec);
+  int ranging = m->count[LANCE] + m->count[BISHOP] + m->count[ROOK];
+  if (ranging && material_total(m) > MATERIAL_MAX_RANGING)
+    return ts_error_set(err, TS_ERR_USAGE, where, 0, 0, "with ranging pieces (R, B, L) at most %d pieces: '%s'",
+                        MATERIAL_MAX_RANGING, spec);
   if (material_total(m) > MATERIAL_MAX_PIECES)
     return ts_error_set(err, TS_ERR_USAGE, where, 0, 0, "at most %d pieces: '%s'", MATERIAL_MAX_PIECES, spec);
   snprintf(m->text, sizeof m->text, "%s", spec);

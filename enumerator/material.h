@@ -17,6 +17,10 @@
 #include "types.h"
 
 #define MATERIAL_MAX_PIECES 8
+/* With a rook, bishop or lance every square can matter to a mate, so the mate
+ * phase places every piece everywhere: materials with ranging pieces are
+ * limited to this many pieces. */
+#define MATERIAL_MAX_RANGING 3
 
 typedef struct {
   int count[HAND_PT_NB];     /* pieces of each kind (PAWN..GOLD) */

@@ -8,6 +8,7 @@
 #include "encode.h"
 #include "movegen.h"
 #include "retro.h"
+#include "solver_value.h"
 
 /*
  * Position key, 128 bits (the defender's hand is implied: everything else):
@@ -24,6 +25,8 @@ typedef unsigned __int128 Key;
 #define VAL_LEN_MASK 0x03ffu
 #define VAL_LEFT_KNOWN 0x0400u
 #define VAL_LEFT 0x0800u
+/* a defender position already valued by the solver and found not mated within the bound */
+#define VAL_NONE VAL_LEN_MASK
 
 struct Retro {
   Material mat;
@@ -34,6 +37,12 @@ struct Retro {
   RetroStats stats;
   Key *frontier, *next;
   uint64_t nf, nn, capf, capn;
+  /* ranging pieces: defender positions valued ahead of their layer, by value */
+  bool ranging;
+  Key *pend[RETRO_MAX_LEN + 2];
+  uint64_t npend[RETRO_MAX_LEN + 2], cappend[RETRO_MAX_LEN + 2];
+  Solver **solvers; /* one per thread (ranging materials only) */
+  int nsolvers;
 };
 
 /* ---------- keys ---------- */
@@ -181,7 +190,9 @@ static int push_key(Key **arr, uint64_t *n, uint64_t *cap, Key k) {
 
 int retro_lookup(Retro *r, const Position *pos) {
   int64_t i = table_find(r, key_of(pos));
-  return i < 0 ? -1 : (int)(r->vals[i] & VAL_LEN_MASK);
+  if (i < 0) return -1;
+  int v = r->vals[i] & VAL_LEN_MASK;
+  return v == VAL_NONE ? -1 : v;
 }
 
 /* ---------- life cycle ---------- */
@@ -194,9 +205,24 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
   if (o) r->opt = *o;
   if (r->opt.max_moves <= 0) r->opt.max_moves = 31;
   if (r->opt.max_moves > RETRO_MAX_LEN) r->opt.max_moves = RETRO_MAX_LEN;
+  r->ranging = m->count[LANCE] || m->count[BISHOP] || m->count[ROOK];
   if (table_alloc(r, 1 << 20)) {
     retro_free(r);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  if (r->ranging) {
+    int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+    r->solvers = calloc((size_t)nt, sizeof *r->solvers);
+    SolverOptions so;
+    solver_options_default(&so);
+    so.hash_mb = 32;
+    so.prove_exact = false;
+    for (int t = 0; r->solvers && t < nt; t++, r->nsolvers++)
+      if (!(r->solvers[t] = solver_create(&so))) break;
+    if (!r->solvers || r->nsolvers < nt) {
+      retro_free(r);
+      return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+    }
   }
   *out = r;
   return TS_OK;
@@ -208,6 +234,9 @@ void retro_free(Retro *r) {
   free(r->vals);
   free(r->frontier);
   free(r->next);
+  for (int i = 0; i <= RETRO_MAX_LEN + 1; i++) free(r->pend[i]);
+  for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
+  free(r->solvers);
   free(r);
 }
 
@@ -290,6 +319,10 @@ typedef struct {
   uint64_t nout, cap;
   int id;
   int *next_king; /* shared work counter over the 45 king squares */
+  /* ranging materials: positions in check whose only replies are drops */
+  bool ranging;
+  Key *seeds;
+  uint64_t nseeds, capseeds;
 } MateGen;
 
 static bool nifu(const Position *pos) {
@@ -362,10 +395,55 @@ static void mate_leaf(MateGen *g) {
   mate_expand(g, &q, 0);
 }
 
+static inline Bitboard distant_check(const Position *pos) { return solver_drop_squares(pos); }
+
+/*
+ * With ranging pieces a piece anywhere can matter (a rook guards a whole file),
+ * so every piece is placed on every square. A leaf is kept when the king is in
+ * check with no escape square, and then either no reply exists (a mate) or the
+ * only replies are drops between a distant checker and the king (a seed: the
+ * solver values it, since those drops bring in pieces from outside the
+ * material, and it may even be a mate under the 無駄合 rule).
+ */
+static void rmate_leaf(MateGen *g) {
+  Position *pos = &g->pos;
+  Square k = g->king;
+  Bitboard occ = pos_occupied(pos);
+  if (!pos_attackers_to(pos, k, BLACK, occ)) return;
+  Bitboard esc = STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE];
+  Bitboard occk = occ & ~BB_SQ[k];
+  while (esc) {
+    Square e = bb_pop(&esc);
+    if (!pos_attackers_to(pos, e, BLACK, occk)) return;
+  }
+  if (nifu(pos)) return;
+  Position q = *pos;
+  q.hand[BLACK] = 0;
+  q.hand[WHITE] = 0;
+  for (int i = 0; i < g->npieces; i++)
+    if (g->states[g->kinds[i]][g->chosen[i]].where == -1) q.hand[BLACK] = hand_add(q.hand[BLACK], g->kinds[i]);
+  q.side = WHITE;
+  pos_give_remaining(&q, WHITE);
+  pos_finish_setup(&q);
+  MoveList l;
+  movegen_legal(&q, &l);
+  if (l.size == 0) {
+    if (push_key(&g->out, &g->nout, &g->cap, key_of(&q))) g->rc = TS_ERR_NOMEM;
+    return;
+  }
+  if (!distant_check(&q)) return;
+  for (int i = 0; i < l.size; i++)
+    if (!move_is_drop(l.moves[i])) return;
+  if (push_key(&g->seeds, &g->nseeds, &g->capseeds, key_of(&q))) g->rc = TS_ERR_NOMEM;
+}
+
 static void mate_place(MateGen *g, int i) {
   if (g->rc) return;
   if (i == g->npieces) {
-    mate_leaf(g);
+    if (g->ranging)
+      rmate_leaf(g);
+    else
+      mate_leaf(g);
     return;
   }
   PieceType t = g->kinds[i];
@@ -409,13 +487,111 @@ static void *mate_worker(void *arg) {
         pos_clear(&g->pos);
         pos_put(&g->pos, g->king, piece_make(WHITE, KING));
         pos_put(&g->pos, st.where, st.piece);
-        g->near = square_area(g->king, 3) | square_area(st.where, 2);
+        g->near = g->ranging ? BB_ALL : square_area(g->king, 3) | square_area(st.where, 2);
         mate_place(g, 0);
       }
     }
     if (g->id == 0) report(r, "mates", 0, g->nout, (uint64_t)ki + 1, 45);
   }
   return NULL;
+}
+
+/* ---------- defender positions valued by the solver (ranging pieces) ---------- */
+
+typedef struct {
+  Key k;
+  uint16_t v;
+} KeyVal;
+
+/* The solver's value of a defender position (VAL_NONE: not mated within the bound). */
+static uint16_t solver_and_value(Retro *r, Solver *s, const Position *q) {
+  int v = solver_value(s, q, BLACK, r->opt.max_moves - 1);
+  __atomic_fetch_add(&r->stats.solver_calls, 1, __ATOMIC_RELAXED);
+  if (v == SOLVER_VALUE_UNKNOWN) __atomic_fetch_add(&r->stats.anomalies, 1, __ATOMIC_RELAXED);
+  return v >= 0 ? (uint16_t)v : (uint16_t)VAL_NONE;
+}
+
+static int pend_push(Retro *r, int v, Key k) {
+  return push_key(&r->pend[v], &r->npend[v], &r->cappend[v], k);
+}
+
+/*
+ * Records a defender position whose value v was found while building layer n:
+ * into the layer (v == n, appended to *layer), ahead of its layer (kept until
+ * layer v), or as not mated. A value below n would mean the position was
+ * missed by an earlier layer; it is counted as an anomaly (the census tests
+ * check there are none).
+ */
+static int record_value(Retro *r, Key k, uint16_t v, int n, Key **layer, uint64_t *nl, uint64_t *cl, uint64_t *added) {
+  int ins = table_insert(r, k, v);
+  if (ins < 0) return -ins;
+  if (!ins) return TS_OK;
+  if (v == n) {
+    if (added) (*added)++;
+    return push_key(layer, nl, cl, k) ? TS_ERR_NOMEM : TS_OK;
+  }
+  if (v == VAL_NONE) return TS_OK;
+  if (v > n) return pend_push(r, v, k) ? TS_ERR_NOMEM : TS_OK;
+  r->stats.anomalies++;
+  return TS_OK;
+}
+
+typedef struct {
+  Retro *r;
+  const Key *keys;
+  uint64_t n;
+  uint64_t *next;
+  KeyVal *out;
+  int id;
+} SeedWorker;
+
+static void *seed_worker(void *arg) {
+  SeedWorker *w = arg;
+  for (;;) {
+    uint64_t i = __atomic_fetch_add(w->next, 1, __ATOMIC_RELAXED);
+    if (i >= w->n) break;
+    Position q;
+    key_decode(w->keys[i], &q);
+    w->out[i] = (KeyVal){w->keys[i], solver_and_value(w->r, w->r->solvers[w->id], &q)};
+    if (w->id == 0 && (i & 255) == 0) report(w->r, "mates", 0, i, i, w->n);
+  }
+  return NULL;
+}
+
+static int key_cmp(const void *a, const void *b) {
+  Key x = *(const Key *)a, y = *(const Key *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Values the seeds of the mate phase (in check, only drops as replies). */
+static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
+  qsort(seeds, n, sizeof *seeds, key_cmp);
+  uint64_t u = 0;
+  for (uint64_t i = 0; i < n; i++)
+    if (!u || seeds[u - 1] != seeds[i]) seeds[u++] = seeds[i];
+  r->stats.seeds = u;
+  KeyVal *out = malloc((u ? u : 1) * sizeof *out);
+  int nt = r->nsolvers > 0 ? r->nsolvers : 1;
+  SeedWorker *ws = calloc((size_t)nt, sizeof *ws);
+  pthread_t *th = calloc((size_t)nt, sizeof *th);
+  int rc = (out && ws && th) ? TS_OK : TS_ERR_NOMEM;
+  if (!rc) {
+    uint64_t next = 0;
+    int started = 0;
+    for (int t = 0; t < nt; t++) {
+      ws[t] = (SeedWorker){.r = r, .keys = seeds, .n = u, .next = &next, .out = out, .id = t};
+      if (t == 0 || pthread_create(&th[t], NULL, seed_worker, &ws[t]) == 0) started = t + 1;
+      else break;
+    }
+    seed_worker(&ws[0]);
+    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    for (uint64_t i = 0; i < u && !rc; i++)
+      rc = record_value(r, out[i].k, out[i].v, 0, &r->frontier, &r->nf, &r->capf, found);
+  }
+  free(out);
+  free(ws);
+  free(th);
+  return rc;
 }
 
 static int gen_mates(Retro *r, TsError *err) {
@@ -436,6 +612,7 @@ static int gen_mates(Retro *r, TsError *err) {
       gs[t].r = r;
       gs[t].id = t;
       gs[t].next_king = &next_king;
+      gs[t].ranging = r->ranging;
       memcpy(gs[t].states, states, sizeof states);
       memcpy(gs[t].nstates, nstates, sizeof nstates);
       if (t == 0 || pthread_create(&th[t], NULL, mate_worker, &gs[t]) == 0) started = t + 1;
@@ -456,10 +633,20 @@ static int gen_mates(Retro *r, TsError *err) {
       }
     }
   }
-  for (int t = 0; t < nt && gs; t++) free(gs[t].out);
+  Key *seeds = NULL;
+  uint64_t nseeds = 0, capseeds = 0;
+  for (int t = 0; t < started && !rc; t++)
+    for (uint64_t i = 0; i < gs[t].nseeds && !rc; i++)
+      if (push_key(&seeds, &nseeds, &capseeds, gs[t].seeds[i])) rc = TS_ERR_NOMEM;
+  for (int t = 0; t < nt && gs; t++) {
+    free(gs[t].out);
+    free(gs[t].seeds);
+  }
   for (int t = 0; t < HAND_PT_NB; t++) free(states[t]);
   free(gs);
   free(th);
+  if (!rc && nseeds) rc = value_seeds(r, seeds, nseeds, &found);
+  free(seeds);
   r->stats.mates = found;
   r->stats.defender_by_len[0] = found;
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
@@ -507,11 +694,6 @@ static int eval_defender(Retro *r, const Position *q) {
  * layer the attacker values up to n); each thread collects its new keys, and
  * the keys are inserted after the threads have joined.
  */
-typedef struct {
-  Key k;
-  uint16_t v;
-} KeyVal;
-
 typedef struct {
   Retro *r;
   int n;           /* plies of the layer being built */
@@ -568,6 +750,11 @@ static void *layer_worker(void *arg) {
           if (w->ul.u[j].captured && !within_material(r, &q)) continue;
           Key k = key_of(&q);
           if (table_find(r, k) >= 0) continue;
+          if (r->ranging && distant_check(&q)) {
+            /* drops between checker and king bring in outside pieces: the solver values it */
+            if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q))) w->rc = TS_ERR_NOMEM;
+            continue;
+          }
           int v = eval_defender(r, &q);
           if (v < 0) continue;
           if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
@@ -602,11 +789,16 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   r->nn = 0;
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
-    for (uint64_t i = 0; i < ws[t].nout && !rc; i++) {
-      int ins = table_insert(r, ws[t].out[i].k, ws[t].out[i].v);
-      if (ins < 0) rc = -ins;
-      else if (ins && push_key(&r->next, &r->nn, &r->capn, ws[t].out[i].k)) rc = TS_ERR_NOMEM;
-    }
+    for (uint64_t i = 0; i < ws[t].nout && !rc; i++)
+      rc = record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, &r->next, &r->nn, &r->capn, NULL);
+  }
+  /* defender positions valued ahead of this layer join it now */
+  if (defender && n <= RETRO_MAX_LEN + 1) {
+    for (uint64_t i = 0; i < r->npend[n] && !rc; i++)
+      if (push_key(&r->next, &r->nn, &r->capn, r->pend[n][i])) rc = TS_ERR_NOMEM;
+    free(r->pend[n]);
+    r->pend[n] = NULL;
+    r->npend[n] = r->cappend[n] = 0;
   }
   for (int t = 0; t < nt; t++) free(ws[t].out);
   free(ws);
@@ -622,6 +814,13 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   return TS_OK;
 }
 
+/* Are defender positions waiting for a layer after n? */
+static bool pending_after(const Retro *r, int n) {
+  for (int v = n + 1; v <= RETRO_MAX_LEN + 1; v++)
+    if (r->npend[v]) return true;
+  return false;
+}
+
 static int run_layers(Retro *r, TsError *err) {
   unsigned kinds = 0;
   for (int t = PAWN; t <= GOLD; t++)
@@ -632,12 +831,12 @@ static int run_layers(Retro *r, TsError *err) {
     if (rc) return rc;
     r->stats.attacker_by_len[n] = r->nf;
     r->stats.last_layer = n;
-    if (r->nf == 0 || n + 1 > r->opt.max_moves) break;
+    if ((r->nf == 0 && !pending_after(r, n)) || n + 1 > r->opt.max_moves) break;
     /* defender layer n+1: positions all of whose replies reach known mates */
     rc = run_phase(r, n + 1, true, kinds, err);
     if (rc) return rc;
     r->stats.defender_by_len[n + 1] = r->nf;
-    if (r->nf == 0) break;
+    if (r->nf == 0 && !pending_after(r, n + 1)) break;
   }
   return TS_OK;
 }
@@ -658,113 +857,219 @@ int retro_run(Retro *r, TsError *err) {
 
 /* ---------- classification ---------- */
 
+/*
+ * Classification context: the tables, and for ranging materials a solver for
+ * the positions outside the material (after a drop of an outside piece).
+ */
+typedef struct {
+  uint64_t key;   /* 0 = empty */
+  int16_t value;  /* plies to mate; -1 none within `bound`; -2 not searched */
+  int16_t bound;
+  int8_t left;    /* line_leftover: -1 unknown, else 0 / 1 */
+} OutEntry;
+
+#define OUT_CACHE_BITS 18
+
+typedef struct {
+  Retro *r;
+  Solver *s;
+  OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
+} Cls;
+
+static uint64_t out_key(const Position *pos) {
+  /* the defender's hand is the rest of the 40 pieces, so board + attacker hand say it all */
+  uint64_t h = (uint64_t)pos->hand[BLACK] * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+  return (pos->board_key ^ h) | 1;
+}
+
+static OutEntry *out_slot(Cls *c, const Position *pos) {
+  if (!c->cache) return NULL;
+  uint64_t k = out_key(pos);
+  OutEntry *e = &c->cache[k & (((uint64_t)1 << OUT_CACHE_BITS) - 1)];
+  if (e->key != k) *e = (OutEntry){k, -2, -1, -1};
+  return e;
+}
+
 static int value_of(Retro *r, const Position *pos, int64_t *slot) {
   int64_t i = table_find(r, key_of(pos));
   if (slot) *slot = i;
-  return i < 0 ? -1 : (int)(__atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK);
+  if (i < 0) return -1;
+  int v = __atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK;
+  return v == VAL_NONE ? -1 : v;
 }
 
-static bool line_leftover(Retro *r, Position *pos);
-
-/* Values of the children of pos after each move of l (-1 when not a known mate). */
-static void child_values(Retro *r, Position *pos, const MoveList *l, int *vals) {
-  for (int i = 0; i < l->size; i++) {
-    Undo u;
-    pos_do_move(pos, l->moves[i], &u);
-    vals[i] = value_of(r, pos, NULL);
-    pos_undo_move(pos, l->moves[i], &u);
+/* Plies to mate of any position when at most `bound` (else -1): the tables
+ * inside the material, the solver outside it. */
+static int cls_value(Cls *c, const Position *pos, int bound, int64_t *slot) {
+  if (within_material(c->r, pos)) {
+    int v = value_of(c->r, pos, slot);
+    return v <= bound ? v : -1;
   }
+  if (slot) *slot = -1;
+  if (!c->s || bound < 0) return -1;
+  OutEntry *e = out_slot(c, pos);
+  /* cached: an exact value, or "none within e->bound" */
+  if (e && e->value >= 0) return e->value <= bound ? e->value : -1;
+  if (e && e->value == -1 && e->bound >= bound) return -1;
+  int v = solver_value(c->s, pos, BLACK, bound);
+  if (v == SOLVER_VALUE_UNKNOWN) __atomic_fetch_add(&c->r->stats.anomalies, 1, __ATOMIC_RELAXED);
+  v = v >= 0 ? v : -1;
+  if (e) {
+    e->value = (int16_t)v;
+    e->bound = (int16_t)bound;
+  }
+  return v;
 }
 
-static bool child_leftover(Retro *r, Position *pos, Move m) {
+/*
+ * 無駄合 (solver.h): a drop on a square between a distant checker and the king
+ * is futile at remaining length R when some check capturing the dropped piece
+ * leads, with the piece handed back, to a position mated within R.
+ */
+static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
+  Position p = *pos;
   Undo u;
-  pos_do_move(pos, m, &u);
-  bool left = line_leftover(r, pos);
-  pos_undo_move(pos, m, &u);
-  return left;
+  pos_do_move(&p, drop, &u);
+  MoveList caps;
+  movegen_checks(&p, &caps);
+  for (int i = 0; i < caps.size; i++) {
+    Move m = caps.moves[i];
+    if (move_is_drop(m) || move_to(m) != move_to(drop)) continue;
+    Position h = p;
+    Undo u2;
+    pos_do_move(&h, m, &u2);
+    PieceType t = pt_demote(piece_type(u2.captured));
+    h.hand[BLACK] = hand_sub(h.hand[BLACK], t);
+    h.hand[WHITE] = hand_add(h.hand[WHITE], t);
+    if (cls_value(c, &h, R, NULL) >= 0) return true;
+  }
+  return false;
 }
 
-/* Attacker to move: counts the checks that reach a known mate; returns a shortest
- * one, preferring one whose line ends with an empty hand. Only children one ply
- * shorter are followed, so the recursion through line_leftover ends. */
-static Move attacker_best(Retro *r, Position *pos, int *nmates, int *shortest) {
+static bool line_leftover(Cls *c, const Position *pos, int v);
+
+static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
+  Position q = *pos;
+  Undo u;
+  pos_do_move(&q, m, &u);
+  return line_leftover(c, &q, v);
+}
+
+/*
+ * Attacker to move, value V: a check of value V-1 (the shortest), preferring
+ * one whose line ends with an empty hand. *nwithin counts the checks that mate
+ * within the remaining length (V-1 plies after them: rules.md's 余詰 test);
+ * *nmates, when not NULL, counts every check that mates within max_moves
+ * (positions of the material only). Only children one ply shorter are
+ * followed, so the recursion through line_leftover ends.
+ */
+static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates) {
   MoveList l;
   int vals[MAX_MOVES];
   movegen_checks(pos, &l);
-  child_values(r, pos, &l, vals);
-  int best = 1 << 20, cnt = 0;
-  for (int i = 0; i < l.size; i++)
-    if (vals[i] >= 0) {
-      cnt++;
-      if (vals[i] < best) best = vals[i];
-    }
+  int any = 0, within = 0;
+  for (int i = 0; i < l.size; i++) {
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    int64_t slot;
+    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1, &slot);
+    if (v >= 0) any++;
+    vals[i] = v <= V - 1 ? v : -1;
+    if (vals[i] >= 0) within++;
+  }
   Move bm = MOVE_NONE;
   for (int i = 0; i < l.size; i++)
-    if (vals[i] == best) {
+    if (vals[i] == V - 1) {
       if (bm == MOVE_NONE) bm = l.moves[i];
-      if (!child_leftover(r, pos, l.moves[i])) {
+      if (!child_leftover(c, pos, l.moves[i], V - 1)) {
         bm = l.moves[i];
         break;
       }
     }
-  *nmates = cnt;
-  *shortest = best + 1;
+  *nwithin = within;
+  if (nmates) *nmates = any;
   return bm;
 }
 
-/* Defender to move: the longest reply, preferring one whose line leaves no attacker
- * piece; *nsame counts the longest replies whose line leaves none. */
-static Move defender_best(Retro *r, Position *pos, int *nsame) {
+/* Defender to move with value R: a reply of value R-1 (the longest), futile
+ * drops left out, preferring one whose line leaves no attacker piece; *nsame
+ * counts the longest replies whose line leaves none. MOVE_NONE when only
+ * futile drops are left (mated). */
+static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   MoveList l;
-  int vals[MAX_MOVES];
   movegen_legal(pos, &l);
-  child_values(r, pos, &l, vals);
-  int best = -1;
-  for (int i = 0; i < l.size; i++)
-    if (vals[i] > best) best = vals[i];
+  bool dc = distant_check(pos) != 0;
+  Bitboard tested = 0, futile = 0;
   Move bm = MOVE_NONE;
   int same = 0;
-  for (int i = 0; i < l.size; i++)
-    if (vals[i] == best) {
-      if (bm == MOVE_NONE) bm = l.moves[i];
-      if (!child_leftover(r, pos, l.moves[i])) {
-        if (same++ == 0) bm = l.moves[i];
+  for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
+    if (dc && move_is_drop(m)) {
+      Square sq = move_to(m);
+      if (!bb_test(tested, sq)) {
+        tested |= BB_SQ[sq];
+        if (drop_futile(c, pos, m, R)) futile |= BB_SQ[sq];
       }
+      if (bb_test(futile, sq)) continue;
     }
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, m, &u);
+    /* every reply mates within R-1; the longest are those not within R-3 */
+    if (R >= 3 && cls_value(c, &q, R - 3, NULL) >= 0) continue;
+    if (bm == MOVE_NONE) bm = m;
+    if (!line_leftover(c, &q, R - 1)) {
+      if (same++ == 0) bm = m;
+    }
+  }
   *nsame = same;
   return bm;
 }
 
-/* Does the main line from pos end with pieces in the attacker's hand? Memoised in the table. */
-static bool line_leftover(Retro *r, Position *pos) {
-  int64_t slot;
-  int v = value_of(r, pos, &slot);
-  if (v < 0) return true;
-  uint16_t cur = __atomic_load_n(&r->vals[slot], __ATOMIC_RELAXED);
-  if (cur & VAL_LEFT_KNOWN) return (cur & VAL_LEFT) != 0;
-  bool left;
-  if (v == 0) {
-    left = pos->hand[BLACK] != 0;
+/* Does the main line from pos (value v) end with pieces in the attacker's hand?
+ * Memoised in the table for positions of the material. */
+static bool line_leftover(Cls *c, const Position *pos, int v) {
+  int64_t slot = -1;
+  OutEntry *e = NULL;
+  if (within_material(c->r, pos)) {
+    value_of(c->r, pos, &slot);
+    if (slot >= 0) {
+      uint16_t cur = __atomic_load_n(&c->r->vals[slot], __ATOMIC_RELAXED);
+      if (cur & VAL_LEFT_KNOWN) return (cur & VAL_LEFT) != 0;
+    }
   } else {
-    Move m;
+    e = out_slot(c, pos);
+    if (e && e->left >= 0) return e->left != 0;
+  }
+  bool left;
+  Move m = MOVE_NONE;
+  if (v > 0) {
     if (pos->side == BLACK) {
-      int nm, sh;
-      m = attacker_best(r, pos, &nm, &sh);
+      int nw;
+      m = attacker_best(c, pos, v, &nw, NULL);
     } else {
       int ns;
-      m = defender_best(r, pos, &ns);
+      m = defender_best(c, pos, v, &ns);
     }
-    Undo u;
-    pos_do_move(pos, m, &u);
-    left = line_leftover(r, pos);
-    pos_undo_move(pos, m, &u);
+  }
+  if (m == MOVE_NONE) {
+    /* mated (or only futile drops left) */
+    left = pos->hand[BLACK] != 0;
+  } else {
+    left = child_leftover(c, pos, m, v - 1);
   }
   /* classification threads share this memo; both bits are set together */
-  __atomic_fetch_or(&r->vals[slot], (uint16_t)(VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0)), __ATOMIC_RELAXED);
+  if (slot >= 0)
+    __atomic_fetch_or(&c->r->vals[slot], (uint16_t)(VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0)), __ATOMIC_RELAXED);
+  else if ((e = out_slot(c, pos)) != NULL)
+    e->left = left;
   return left;
 }
 
-static void classify(Retro *r, const Position *start, int length, RetroProblem *pb) {
+static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {
+  Retro *r = c->r;
   Position pos = *start;
   pb->pos = *start;
   pb->length = length;
@@ -773,17 +1078,18 @@ static void classify(Retro *r, const Position *start, int length, RetroProblem *
   for (int ply = 0; ply < length && pb->line_len < RETRO_LINE_MAX; ply++) {
     Move m;
     if (pos.side == BLACK) {
-      int nm, sh;
-      m = attacker_best(r, &pos, &nm, &sh);
+      int nw, nm;
+      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL);
       if (ply == 0) pb->root_mates = nm;
       bool last = ply == length - 1;
-      if (nm > 1) pb->flags |= last ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+      if (nw > 1) pb->flags |= last ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
     } else {
       int ns;
-      m = defender_best(r, &pos, &ns);
+      m = defender_best(c, &pos, length - ply, &ns);
       /* 変同 is not a flaw at the second-last ply */
       if (ns > 1 && ply < length - 2) pb->flags |= RETRO_F_HENDOU;
     }
+    if (m == MOVE_NONE) break;
     pb->line[pb->line_len++] = m;
     Undo u;
     pos_do_move(&pos, m, &u);
@@ -797,7 +1103,8 @@ static void classify(Retro *r, const Position *start, int length, RetroProblem *
 }
 
 /* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
-static bool is_minimal(Retro *r, const RetroProblem *pb) {
+static bool is_minimal(Cls *c, const RetroProblem *pb) {
+  Retro *r = c->r;
   const Position *pos = &pb->pos;
   for (int t = PAWN; t <= GOLD; t++) {
     if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
@@ -808,7 +1115,7 @@ static bool is_minimal(Retro *r, const RetroProblem *pb) {
     int v = value_of(r, &q, NULL);
     if (v != pb->length) continue;
     RetroProblem sub;
-    classify(r, &q, v, &sub);
+    classify(c, &q, v, &sub);
     if ((sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len &&
         memcmp(sub.line, pb->line, sizeof(Move) * (size_t)pb->line_len) == 0)
       return false;
@@ -825,7 +1132,7 @@ static bool is_minimal(Retro *r, const RetroProblem *pb) {
     int v = value_of(r, &q, NULL);
     if (v != pb->length) continue;
     RetroProblem sub;
-    classify(r, &q, v, &sub);
+    classify(c, &q, v, &sub);
     if (!(sub.flags & RETRO_F_COMPLETE) || sub.line_len != pb->line_len) continue;
     bool same = true;
     for (int i = 0; i < sub.line_len && same; i++) same = move_compact(sub.line[i]) == move_compact(pb->line[i]);
@@ -857,6 +1164,7 @@ typedef struct {
   int id;
   uint64_t done;
   RetroProblem pb;
+  OutEntry *cache;
 } ClassifyWorker;
 
 static void *classify_worker(void *arg) {
@@ -874,9 +1182,10 @@ static void *classify_worker(void *arg) {
       Position pos;
       key_decode(k, &pos);
       if (!material_is(&pos, w->count)) continue;
-      classify(r, &pos, len, &w->pb);
+      Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
+      classify(&c, &pos, len, &w->pb);
       if (w->pb.flags & RETRO_F_COMPLETE)
-        if (is_minimal(r, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
+        if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
       pthread_mutex_lock(w->lock);
       int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
       if (rc && !*w->stop) *w->stop = rc;
@@ -904,11 +1213,13 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
   for (int t = 0; t < nt; t++) {
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
+    if (r->ranging) ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
     if (t == 0 || pthread_create(&th[t], NULL, classify_worker, &ws[t]) == 0) started = t + 1;
     else break;
   }
   classify_worker(&ws[0]);
   for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  for (int t = 0; t < nt; t++) free(ws[t].cache);
   free(ws);
   free(th);
   return stop;

@@ -75,6 +75,10 @@ typedef struct {
   uint64_t table_bytes;
   uint64_t ms_mates, ms_layers;
   int last_layer;
+  /* ranging pieces: positions in check whose only replies are drops (valued by
+   * the solver), solver calls, and values found below their layer or cut short
+   * by a limit (0 unless something is wrong) */
+  uint64_t seeds, solver_calls, anomalies;
 } RetroStats;
 
 typedef struct Retro Retro;

@@ -149,5 +149,7 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r);
 /* Bounded question on pos (attacker given; pos may be an AND node): mate within len?
  * 1 yes (*mlen = length found), 0 no, -1 stopped. */
 int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen);
+/* Resets the counters, limits and stop state at the start of a public call. */
+void search_call_reset(Solver *s);
 
 #endif

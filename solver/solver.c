@@ -100,9 +100,7 @@ bool solver_algo_parse(const char *name, SolverAlgo *a) {
   return true;
 }
 
-static void call_begin(Solver *s, SolveResult *r) {
-  memset(r, 0, sizeof *r);
-  r->status = SOLVE_UNKNOWN;
+void search_call_reset(Solver *s) {
   s->nodes = 0;
   s->tt_probes = 0;
   s->stopped = false;
@@ -114,6 +112,12 @@ static void call_begin(Solver *s, SolveResult *r) {
   s->deadline_ms = s->opt.time_ms ? s->start_ms + s->opt.time_ms : 0;
   s->next_progress_ms = s->start_ms + (s->opt.progress_ms ? s->opt.progress_ms : 1000);
   s->node_limit = s->opt.max_nodes;
+}
+
+static void call_begin(Solver *s, SolveResult *r) {
+  memset(r, 0, sizeof *r);
+  r->status = SOLVE_UNKNOWN;
+  search_call_reset(s);
 }
 
 static void call_end(Solver *s, SolveResult *r) {

@@ -22,7 +22,13 @@ static const char ENUM_HELP[] =
     "attacker's hand; every other piece (kings excepted) is in the defender's hand;\n"
     "the defender's king is on the board and the attacker has none. A problem is an\n"
     "attacker-to-move position, defender not in check, with a mate; each mirror pair\n"
-    "is stored once. Kinds supported: P N S G (ranging pieces R B L are not yet).\n"
+    "is stored once. Kinds: P L N S G B R; with a ranging piece (R B L) at most 3\n"
+    "pieces. Interpositions by drops from the defender's hand are replies like any\n"
+    "other, except futile ones (無駄合, see `tsume solve --help`), which are not\n"
+    "counted; positions after a drop of a piece outside the material are valued by\n"
+    "the solver.\n"
+    "A problem has 余詰 (yozume) when at some attacker move of its main line but the\n"
+    "last another check also mates within the remaining length.\n"
     "\n"
     "  --max-moves N       longest mate searched, in plies (default 31). A yozume whose\n"
     "                      alternative mate is longer than N is not seen.\n"
@@ -338,13 +344,24 @@ int cmd_enumerate(int argc, char **argv) {
       uint64_t v = (n & 1) ? st->attacker_by_len[n] : st->defender_by_len[n];
       printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)v);
     }
+    if (st->seeds || st->solver_calls)
+      printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
+             (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
     printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
            ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
+  }
+  rc = 0;
+  if (st->anomalies) {
+    fprintf(stderr,
+            "tsume enumerate: %llu positions were valued out of layer order or cut short by a solver limit; "
+            "the counts may be wrong\n",
+            (unsigned long long)st->anomalies);
+    rc = 1;
   }
   free(w.batch);
   free(w.arena);
   free(w.offs);
   retro_free(r);
   tsdb_close(db);
-  return 0;
+  return rc;
 }

@@ -81,22 +81,22 @@ static const char *completeness(uint32_t f) {
   return "不完全";
 }
 
-/* Reads a written KIF back and replays its main line: it must end in mate. */
+/* Reads a written KIF back and replays its main line: legal, all checks, and it
+ * must end in mate (only futile drops left counts as mate, the 無駄合 rule). */
 static int read_back(const char *bytes, size_t len, const char *where, int length, TsError *err) {
   KifRecord rec;
   int rc = kif_parse(bytes, len, KIF_ENC_AUTO, where, &rec, err);
   if (rc) return rc;
-  Position pos = rec.start;
+  static Move moves[TSDB_LINE_MAX];
   int n = 0;
-  for (KifNode *c = rec.root->child; c && c->special == KIF_SPECIAL_NONE; c = c->child) {
-    Undo u;
-    pos_do_move(&pos, c->move, &u);
-    n++;
-  }
+  for (KifNode *c = rec.root->child; c && c->special == KIF_SPECIAL_NONE && n < TSDB_LINE_MAX; c = c->child)
+    moves[n++] = c->move;
+  int bad = -1;
+  bool ok = solver_line_verify(&rec.start, moves, n, true, &bad);
   kif_record_free(&rec);
-  if (n != length || !pos_is_mate(&pos))
+  if (n != length || !ok)
     return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "read back: %d moves, %s", n,
-                        pos_is_mate(&pos) ? "mate" : "no mate at the end");
+                        ok ? "mate" : (bad == n ? "no mate at the end" : "an illegal or non-checking move"));
   return TS_OK;
 }
 

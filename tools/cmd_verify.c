@@ -6,14 +6,16 @@
 #include "movegen.h"
 #include "sfen.h"
 #include "solver.h"
+#include "solver_value.h"
 
 static const char VERIFY_HELP[] =
     "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N]\n"
     "Re-solves every complete work of the database forward with the df-pn solver:\n"
     "its mate length must equal the stored one (proven exact), its stored main line\n"
     "must be legal, check at every attacker move and end in mate, and at every\n"
-    "attacker move of the main line but the last no other check may mate (shown by\n"
-    "a defender reply after which the solver proves no mate). Each disagreement is\n"
+    "attacker move of the main line but the last no other check may mate within the\n"
+    "remaining length (the solver proves the position after it is not mated within\n"
+    "the plies left; 余詰 as in rules.md). Each disagreement is\n"
     "printed; the exit status is 1 if there is any, 0 otherwise.\n"
     "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
     "              hits it is counted as 'unproven', not as a disagreement\n";
@@ -31,23 +33,13 @@ static void report(const Position *pos, const char *what) {
   printf("DISAGREE %s: %s\n", sfen, what);
 }
 
-/* After the attacker's check m' (defender to move in p): 1 when shown not to mate,
- * 0 when it mates, -1 when not proven either way. */
-static int check_refuted(VerifyCtx *v, Position *p) {
-  MoveList l;
-  movegen_legal(p, &l);
-  if (l.size == 0) return 0;
-  bool unknown = false;
-  for (int i = 0; i < l.size; i++) {
-    Position q = *p;
-    Undo u;
-    pos_do_move(&q, l.moves[i], &u);
-    SolveResult r;
-    if (solver_solve(v->solver, &q, &r) != TS_OK) return -1;
-    if (r.status == SOLVE_NOMATE) return 1;
-    if (r.status == SOLVE_UNKNOWN) unknown = true;
-  }
-  return unknown ? -1 : 0;
+/* After the attacker's check m' (defender to move in p) with `left` plies of the
+ * main line still to go after it: 1 when shown not to mate within them, 0 when
+ * it does, -1 when not proven either way. */
+static int check_refuted(VerifyCtx *v, Position *p, Color attacker, int left) {
+  int k = solver_value(v->solver, p, attacker, left);
+  if (k == SOLVER_VALUE_UNKNOWN) return -1;
+  return k == SOLVER_VALUE_NONE ? 1 : 0;
 }
 
 static int verify_one(const TsRecord *rec, void *vctx) {
@@ -95,11 +87,11 @@ static int verify_one(const TsRecord *rec, void *vctx) {
           Undo u;
           pos_do_move(&q, l.moves[i], &u);
           v->alternatives++;
-          int k = check_refuted(v, &q);
+          int k = check_refuted(v, &q, attacker, n - ply - 1);
           if (k == 0) {
             char mv[8];
             usi_move_write(l.moves[i], mv);
-            snprintf(what, sizeof what, "yozume at move %d: %s also mates", ply + 1, mv);
+            snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
             report(&pos, what);
             v->bad++;
             return 0;
@@ -111,7 +103,7 @@ static int verify_one(const TsRecord *rec, void *vctx) {
     Undo u;
     pos_do_move(&p, line[ply], &u);
   }
-  if (!pos_is_mate(&p)) {
+  if (!solver_line_verify(&pos, line, n, true, NULL)) {
     report(&pos, "stored main line does not end in mate");
     v->bad++;
   }

@@ -30,44 +30,108 @@ static int fwd_value_attacker(Fwd *f, const Position *pos) {
   return r.length;
 }
 
-/* Defender to move: plies to mate (0 = mated), -1 if some reply escapes. */
+static int fwd_value_defender(Fwd *f, const Position *pos);
+
+/* A single distant ranging checker: the squares between it and the king, else 0. */
+static Bitboard fwd_drop_squares(const Position *pos) {
+  if (!pos->checkers || bb_more_than_one(pos->checkers)) return 0;
+  Square c = bb_lsb(pos->checkers);
+  PieceType t = piece_type(pos->board[c]);
+  if (t != LANCE && t != BISHOP && t != ROOK && t != HORSE && t != DRAGON) return 0;
+  return BETWEEN[pos->king[pos->side]][c];
+}
+
+/*
+ * 無駄合, straight from its definition (solver.h): the smallest remaining length
+ * at which a drop on the square of `drop` is futile, i.e. the least value of
+ * the positions reached by a check that captures the dropped piece, with the
+ * piece handed back to the defender; -1 when no such capture mates.
+ */
+static int fwd_futile_at(Fwd *f, const Position *pos, Move drop) {
+  Position p = *pos;
+  Undo u;
+  pos_do_move(&p, drop, &u);
+  MoveList l;
+  movegen_checks(&p, &l);
+  int best = -1;
+  for (int i = 0; i < l.size; i++) {
+    if (move_is_drop(l.moves[i]) || move_to(l.moves[i]) != move_to(drop)) continue;
+    Position h = p;
+    Undo u2;
+    pos_do_move(&h, l.moves[i], &u2);
+    PieceType t = pt_demote(piece_type(u2.captured));
+    h.hand[BLACK] = hand_sub(h.hand[BLACK], t);
+    h.hand[WHITE] = hand_add(h.hand[WHITE], t);
+    int v = fwd_value_defender(f, &h);
+    if (v >= 0 && (best < 0 || v < best)) best = v;
+  }
+  return best;
+}
+
+/*
+ * Defender to move: plies to mate (0 = mated), -1 if some reply escapes. The
+ * value is the least R at which every reply is either mated within R-1 or a
+ * futile drop at R: the largest over the replies of what each one needs.
+ */
 static int fwd_value_defender(Fwd *f, const Position *pos) {
   MoveList l;
   movegen_legal(pos, &l);
   if (l.size == 0) return pos->checkers ? 0 : -1;
-  int best = -1;
+  Bitboard drops = fwd_drop_squares(pos);
+  int futile_at[SQ_NB];
+  for (int s = 0; s < SQ_NB; s++) futile_at[s] = -2;
+  int need = 0;
   for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
     Position q = *pos;
     Undo u;
-    pos_do_move(&q, l.moves[i], &u);
+    pos_do_move(&q, m, &u);
     int v = fwd_value_attacker(f, &q);
-    if (v < 0) return -1;
-    if (v > best) best = v;
+    int n = v < 0 ? -1 : v + 1;
+    if (drops && move_is_drop(m)) {
+      Square sq = move_to(m);
+      if (futile_at[sq] == -2) futile_at[sq] = fwd_futile_at(f, pos, m);
+      if (futile_at[sq] >= 0 && (n < 0 || futile_at[sq] < n)) n = futile_at[sq];
+    }
+    if (n < 0) return -1;
+    if (n > need) need = n;
   }
-  return best + 1;
+  return need;
 }
 
 static bool fwd_leftover(Fwd *f, const Position *pos, int value);
 
-/* The rules' main-line choice: shortest check / longest reply, preferring a line
- * that ends with the attacker's hand empty. */
-static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *nsame) {
+/* The rules' main-line choice: shortest check / longest reply (futile drops
+ * left out), preferring a line that ends with the attacker's hand empty.
+ * *nwithin: checks that mate within the remaining length (余詰 test);
+ * *nmates: checks that mate at all. */
+static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *nwithin, int *nsame) {
   MoveList l;
   bool att = pos->side == BLACK;
   if (att)
     movegen_checks(pos, &l);
   else
     movegen_legal(pos, &l);
+  Bitboard drops = att ? 0 : fwd_drop_squares(pos);
   int vals[MAX_MOVES];
-  int cnt = 0;
+  int cnt = 0, within = 0;
   for (int i = 0; i < l.size; i++) {
     Position q = *pos;
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
+    if (drops && move_is_drop(l.moves[i])) {
+      int t = fwd_futile_at(f, pos, l.moves[i]);
+      if (t >= 0 && t <= value) {
+        vals[i] = -1;
+        continue;
+      }
+    }
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
     if (vals[i] >= 0) cnt++;
+    if (vals[i] >= 0 && vals[i] <= value - 1) within++;
   }
   *nmates = cnt;
+  *nwithin = within;
   Move bm = MOVE_NONE;
   int same = 0;
   for (int i = 0; i < l.size; i++) {
@@ -88,8 +152,8 @@ static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *n
 
 static bool fwd_leftover(Fwd *f, const Position *pos, int value) {
   if (value == 0) return pos->hand[BLACK] != 0;
-  int nm, ns;
-  Move m = fwd_best(f, pos, value, &nm, &ns);
+  int nm, nw, ns;
+  Move m = fwd_best(f, pos, value, &nm, &nw, &ns);
   Position q = *pos;
   Undo u;
   pos_do_move(&q, m, &u);
@@ -107,11 +171,11 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
   memset(p, 0, sizeof *p);
   p->length = length;
   for (int ply = 0; ply < length; ply++) {
-    int nm, ns;
-    Move m = fwd_best(f, &pos, length - ply, &nm, &ns);
+    int nm, nw, ns;
+    Move m = fwd_best(f, &pos, length - ply, &nm, &nw, &ns);
     if (pos.side == BLACK) {
       if (ply == 0) p->root_mates = nm;
-      if (nm > 1) p->flags |= ply == length - 1 ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+      if (nw > 1) p->flags |= ply == length - 1 ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
     }
     p->line[p->line_len++] = m;
     Undo u;

@@ -1,0 +1,31 @@
+/*
+ * solver_value.h - exact plies to mate of a position with either side to move,
+ * under the rules of solver.h (無駄合 rule when futile_rule is set).
+ *
+ * The retrograde enumerator uses it for the positions its tables cannot value
+ * alone: a defender in check from a distant ranging piece (drops between are
+ * replies that take pieces from outside the material), and the positions
+ * after such drops.
+ */
+#ifndef TSUME_SOLVER_VALUE_H
+#define TSUME_SOLVER_VALUE_H
+
+#include "solver.h"
+
+#define SOLVER_VALUE_NONE (-1)    /* no mate within max_plies */
+#define SOLVER_VALUE_UNKNOWN (-2) /* a node or time limit stopped the search */
+
+/*
+ * Plies to mate of pos for `attacker` (odd when the attacker is to move, even
+ * when the defender is: 0 = mated now, or only futile drops left), the
+ * shortest mate under the rules; SOLVER_VALUE_NONE when there is none within
+ * max_plies. Uses the solver's table and its node / time limits.
+ */
+int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies);
+
+/* The squares between the king of the side to move and a single distant
+ * ranging checker, where drops could interpose (the 無駄合 candidates); 0 when
+ * not in such a check. */
+Bitboard solver_drop_squares(const Position *pos);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * value.c - exact plies to mate for either side to move: a bounded search
+ * ("mate within L?") at the largest bound, then at shorter bounds below each
+ * mate found until one fails.
+ */
+#include "solver_value.h"
+
+#include "search.h"
+
+int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies) {
+  search_call_reset(s);
+  if (max_plies > TT_LEN_INF - 2) max_plies = TT_LEN_INF - 2;
+  if (max_plies < 0) return SOLVER_VALUE_NONE;
+  int m = 0;
+  int k = pv_mate_within(s, pos, attacker, max_plies, &m);
+  if (k == 0) return SOLVER_VALUE_NONE;
+  if (k < 0) return SOLVER_VALUE_UNKNOWN;
+  int best = m;
+  while (best >= 2) {
+    k = pv_mate_within(s, pos, attacker, best - 2, &m);
+    if (k == 0) break;
+    if (k < 0) return SOLVER_VALUE_UNKNOWN;
+    best = m < best - 2 ? m : best - 2;
+  }
+  return best;
+}
+
+Bitboard solver_drop_squares(const Position *pos) { return search_distant_check(pos); }
