@@ -17,7 +17,10 @@ extern Bitboard BB_RANK[10];     /* index 1..9 */
 extern Bitboard BB_ZONE[COLOR_NB]; /* promotion zone of each colour */
 
 static inline Bitboard bb_sq(Square s) { return BB_SQ[s]; }
-static inline bool bb_test(Bitboard b, Square s) { return (b >> s) & 1; }
+static inline bool bb_test(Bitboard b, Square s) {
+  uint64_t w = s < 64 ? (uint64_t)b : (uint64_t)(b >> 64); /* one word, not a 128-bit shift */
+  return (w >> (s & 63)) & 1;
+}
 static inline bool bb_any(Bitboard b) { return b != 0; }
 static inline int bb_popcount(Bitboard b) {
 #ifdef __POPCNT__
@@ -44,9 +47,13 @@ static inline Square bb_msb(Bitboard b) {
   return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll((uint64_t)b);
 }
 static inline Square bb_pop(Bitboard *b) {
-  Square s = bb_lsb(*b);
-  *b &= *b - 1;
-  return s;
+  uint64_t lo = (uint64_t)*b, hi = (uint64_t)(*b >> 64);
+  if (lo) {
+    *b = (Bitboard)hi << 64 | (lo & (lo - 1));
+    return __builtin_ctzll(lo);
+  }
+  *b = (Bitboard)(hi & (hi - 1)) << 64;
+  return 64 + __builtin_ctzll(hi);
 }
 static inline bool bb_more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
 
