@@ -15,6 +15,7 @@ Bitboard LANCE_REACH[COLOR_NB][SQ_NB];
 Bitboard BISHOP_REACH[SQ_NB];
 Bitboard ROOK_REACH[SQ_NB];
 Bitboard NEAR_SQUARES[SQ_NB];
+Bitboard STEP_CHECK_SQUARES[SQ_NB];
 
 /* Directions as (file delta, rank delta); the index step is df*9 + dr. */
 static const int DIR_DF[BB_DIR_NB] = {0, 0, -1, 1, -1, 1, -1, 1};
@@ -105,9 +106,12 @@ void core_init(void) {
     ROOK_REACH[s] = BB_RAY[BB_DIR_N][s] | BB_RAY[BB_DIR_S][s] | BB_RAY[BB_DIR_E][s] | BB_RAY[BB_DIR_W][s];
   }
   for (Square s = 0; s < SQ_NB; s++) {
-    NEAR_SQUARES[s] = 0;
-    for (Square q = 0; q < SQ_NB; q++)
-      if (abs(sq_file(q) - sq_file(s)) <= 2 && abs(sq_rank(q) - sq_rank(s)) <= 3) NEAR_SQUARES[s] |= BB_SQ[q];
+    NEAR_SQUARES[s] = STEP_CHECK_SQUARES[s] = 0;
+    for (Square q = 0; q < SQ_NB; q++) {
+      int df = abs(sq_file(q) - sq_file(s)), dr = abs(sq_rank(q) - sq_rank(s));
+      if (df <= 2 && dr <= 3) NEAR_SQUARES[s] |= BB_SQ[q];
+      if (df <= 2 && dr <= 4) STEP_CHECK_SQUARES[s] |= BB_SQ[q];
+    }
   }
   atomic_store(&core_ready, 1);
 }

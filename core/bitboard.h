@@ -70,6 +70,10 @@ extern Bitboard ROOK_REACH[SQ_NB];
 /* NEAR_SQUARES[sq]: the squares within two files and three ranks of sq, where any
  * piece that attacks a neighbour of sq by a step (knight jumps included) stands. */
 extern Bitboard NEAR_SQUARES[SQ_NB];
+/* STEP_CHECK_SQUARES[sq]: the squares within two files and four ranks of sq, where
+ * any piece stands that can give check to a king on sq by a step (a knight's jump
+ * or a promotion included). */
+extern Bitboard STEP_CHECK_SQUARES[SQ_NB];
 
 /* Rays: BB_RAY[d][sq] = the squares from sq in direction d, sq excluded. N is
  * towards rank 1, E towards file 1. Along S, W, NW and SW the square index grows,

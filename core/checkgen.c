@@ -87,8 +87,11 @@ void checkgen_generate(const Position *pos, MoveList *l) {
     }
   }
 
-  /* board moves of the pieces other than the king */
-  Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0);
+  /* board moves of the pieces other than the king: the ranging ones, the discoverers
+   * and the stepping ones close enough to step onto a check square */
+  const Bitboard *T = pos->by_type;
+  Bitboard ranging = T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON];
+  Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0) & (ranging | disc | STEP_CHECK_SQUARES[ek]);
   Bitboard aligned = BISHOP_REACH[ek] | ROOK_REACH[ek]; /* squares on a line through the king */
   while (pieces) {
     Square from = bb_pop(&pieces);

@@ -428,12 +428,12 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       res = result_make(PN_INF, 0, TT_LEN_INF, dp, false);
       goto store;
     }
-    /* the children's clusters load while the 1-ply mate test runs */
-    for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
     /* est[i]: escape estimate of the AND node after move i, 0 when not known */
     uint32_t *est = s->escape_est;
     bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
     if (have_est) { /* once: a stored node has been tried */
+      /* the children's clusters load while the 1-ply mate test runs */
+      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
       for (int i = 0; i < ml->size; i++) {
         Undo u;
         Move m = ml->moves[i];
