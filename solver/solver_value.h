@@ -28,4 +28,9 @@ int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies);
  * not in such a check. */
 Bitboard solver_drop_squares(const Position *pos);
 
+/* Is the drop `drop` (defender to move in pos, in a distant check) futile at
+ * remaining length R (solver.h's 無駄合 definition)? -1 when a limit stopped
+ * the search. */
+int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R);
+
 #endif

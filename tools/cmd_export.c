@@ -10,6 +10,7 @@
 #include "movegen.h"
 #include "sfen.h"
 #include "solver.h"
+#include "solver_value.h"
 
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
@@ -22,7 +23,8 @@ static const char EXPORT_HELP[] =
     "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
-    "reply on the main line as a 変化 branch with its own shortest mate (found by the solver).\n"
+    "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
+    "shortest mate (found by the solver).\n"
     "Every problem is re-solved by the df-pn solver first (its length must be confirmed\n"
     "exact; one that is not is reported and left out, exit status 1), and every file\n"
     "written is read back with the KIF reader and replayed to mate.\n";
@@ -49,6 +51,8 @@ static int add_variations(ExportCtx *x, KifRecord *rec, const Position *start, c
       movegen_legal(&pos, &l);
       for (int i = 0; i < l.size; i++) {
         if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
+        /* a futile drop (無駄合) is no defence: not written as a 変化 */
+        if (solver_drop_futile(x->solver, &pos, l.moves[i], start->side, n - ply) == 1) continue;
         Position p = pos;
         Undo u;
         pos_do_move(&p, l.moves[i], &u);

@@ -53,6 +53,13 @@ echo "+ tsume export --db \$tmp/g.mdb --complete --moves 7 --kif \$tmp/kifu --ut
 "$TSUME" export --db "$TMP/g.mdb" --complete --moves 7 --kif "$TMP/kifu" --utf8 ||
   die "tsume export (UTF-8 .kifu) failed"
 
+echo "+ tsume enumerate --pieces R1G1 --db \$tmp/r.mdb"
+"$TSUME" enumerate --pieces R1G1 --db "$TMP/r.mdb" ||
+  die "tsume enumerate (ranging) failed"
+echo "+ tsume export --db \$tmp/r.mdb --complete --moves 11 --kif \$tmp/kifu --utf8"
+"$TSUME" export --db "$TMP/r.mdb" --complete --moves 11 --kif "$TMP/kifu" --utf8 ||
+  die "tsume export (ranging, UTF-8 .kifu) failed"
+
 nkif=$(find "$TMP/kif" -name '*.kif' | wc -l)
 nkifu=$(find "$TMP/kifu" -name '*.kifu' | wc -l)
 echo "exported $nkif .kif and $nkifu .kifu files"
