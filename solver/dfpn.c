@@ -317,6 +317,9 @@ static inline uint32_t escape_estimate(Position *pos, Move m) {
 static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk) {
   Position *pos = &s->pos;
   LookupScratch *ls = s->lookup;
+  /* most children keep the attacker's hand: its part of the full key is shared */
+  const Hand h0 = pos->hand[s->attacker];
+  const uint64_t full0 = search_full_key(0, h0);
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
@@ -324,7 +327,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     uint64_t cbh = search_move_hash(s, pos, s->bh, c->move);
     ls[i].key = key_of(s, cbh, cfut);
     ls[i].hand = hand_after(s, pos, c->move, virt);
-    ls[i].full = search_full_key(cbh, ls[i].hand);
+    ls[i].full = ls[i].hand == h0 ? cbh ^ full0 : search_full_key(cbh, ls[i].hand);
     tt_prefetch(&s->tt, ls[i].key);
     __builtin_prefetch(&s->rep_filter[ls[i].full & ((1u << REP_BITS) - 1)]);
   }
