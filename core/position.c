@@ -269,7 +269,7 @@ static inline Bitboard checkers_after_move(const Position *pos, Color us, Square
   if (k == SQ_NONE) return 0;
   Bitboard occ = pos_occupied(pos);
   Bitboard c = piece_attacks_sq(us, piece_type(pos->board[to]), to, k, occ) ? BB_SQ[to] : 0;
-  if (from != SQ_NONE && LINE[k][from]) {
+  if (from != SQ_NONE && bb_test(BISHOP_REACH[k] | ROOK_REACH[k], from)) {
     const Bitboard *T = pos->by_type;
     Bitboard sliders = LINE[k][from] & pos->by_color[us] & ~BB_SQ[to] &
                        ((LANCE_REACH[pos->side][k] & T[LANCE]) | (BISHOP_REACH[k] & (T[BISHOP] | T[HORSE])) |
