@@ -107,6 +107,9 @@
 #define TSDB_F_TEJUN_ZENGO (1u << 13)  /* 手順前後 */
 #define TSDB_F_UKAI (1u << 14)         /* 迂回 */
 #define TSDB_F_HIGENTEI (1u << 15)     /* 非限定 */
+#define TSDB_F_FUTILE_CUT (1u << 16)   /* the main line reaches a position whose only defences
+                                          are drops futile at a remaining length > 0 (無駄合
+                                          there leaves no line to show): not complete */
 
 /*
  * One problem. Plain value type (about 2.4 KB); a batch of n records is an

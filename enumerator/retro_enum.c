@@ -993,35 +993,49 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   return bm;
 }
 
-/* Defender to move with value R: a reply of value R-1 (the longest), futile
+/*
+ * Defender to move with value R: a reply of value R-1 (the longest), futile
  * drops left out, preferring one whose line leaves no attacker piece; *nsame
- * counts the longest replies whose line leaves none. MOVE_NONE when only
- * futile drops are left (mated). */
+ * counts the longest replies whose line leaves none. When every reply is a
+ * futile drop but R > 0 (a drop can be futile at R and also last R-1 plies
+ * itself: the capture that makes it futile is answered, and the mate takes
+ * the same R plies), the drops of value R-1 are the longest defences. MOVE_NONE
+ * when only futile drops are left and R = 0 (mated).
+ */
 static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   MoveList l;
   movegen_legal(pos, &l);
   bool dc = distant_check(pos) != 0;
   Bitboard tested = 0, futile = 0;
+  Move fut[MAX_MOVES];
+  int nfut = 0;
   Move bm = MOVE_NONE;
   int same = 0;
-  for (int i = 0; i < l.size; i++) {
-    Move m = l.moves[i];
-    if (dc && move_is_drop(m)) {
-      Square sq = move_to(m);
-      if (!bb_test(tested, sq)) {
-        tested |= BB_SQ[sq];
-        if (drop_futile(c, pos, m, R)) futile |= BB_SQ[sq];
+  for (int pass = 0; pass < 2 && bm == MOVE_NONE && R > 0; pass++) {
+    int n = pass == 0 ? l.size : nfut;
+    for (int i = 0; i < n; i++) {
+      Move m = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && dc && move_is_drop(m)) {
+        Square sq = move_to(m);
+        if (!bb_test(tested, sq)) {
+          tested |= BB_SQ[sq];
+          if (drop_futile(c, pos, m, R)) futile |= BB_SQ[sq];
+        }
+        if (bb_test(futile, sq)) {
+          fut[nfut++] = m;
+          continue;
+        }
       }
-      if (bb_test(futile, sq)) continue;
-    }
-    Position q = *pos;
-    Undo u;
-    pos_do_move(&q, m, &u);
-    /* every reply mates within R-1; the longest are those not within R-3 */
-    if (R >= 3 && cls_value(c, &q, R - 3, NULL) >= 0) continue;
-    if (bm == MOVE_NONE) bm = m;
-    if (!line_leftover(c, &q, R - 1)) {
-      if (same++ == 0) bm = m;
+      Position q = *pos;
+      Undo u;
+      pos_do_move(&q, m, &u);
+      /* the longest: mated within R-1 but not within R-3 */
+      if (pass == 1 && cls_value(c, &q, R - 1, NULL) < 0) continue;
+      if (R >= 3 && cls_value(c, &q, R - 3, NULL) >= 0) continue;
+      if (bm == MOVE_NONE) bm = m;
+      if (!line_leftover(c, &q, R - 1)) {
+        if (same++ == 0) bm = m;
+      }
     }
   }
   *nsame = same;
@@ -1089,13 +1103,16 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
       /* 変同 is not a flaw at the second-last ply */
       if (ns > 1 && ply < length - 2) pb->flags |= RETRO_F_HENDOU;
     }
-    if (m == MOVE_NONE) break;
+    if (m == MOVE_NONE) {
+      pb->flags |= RETRO_F_FUTILE_CUT;
+      break;
+    }
     pb->line[pb->line_len++] = m;
     Undo u;
     pos_do_move(&pos, m, &u);
   }
   if (pos.hand[BLACK]) pb->flags |= RETRO_F_KOMAAMARI;
-  bool complete = !(pb->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI));
+  bool complete = !(pb->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT));
   /* a 1-move problem with two mating moves is not accepted */
   if (length == 1 && pb->root_mates > 1) complete = false;
   if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;

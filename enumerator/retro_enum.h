@@ -41,6 +41,9 @@
 #define RETRO_F_KOMAAMARI (1u << 3)
 #define RETRO_F_HENDOU (1u << 4)
 #define RETRO_F_MINIMAL (1u << 7)
+/* the main line reaches a defender position, remaining length > 0, whose only
+ * replies are futile drops: no line can be shown there, so not complete */
+#define RETRO_F_FUTILE_CUT (1u << 16)
 
 typedef struct {
   const char *phase;

@@ -120,7 +120,21 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
       }
       cand[nc++] = m;
     }
-    if (nc == 0) return n; /* only futile drops: mate */
+    if (nc == 0) {
+      /* Only futile drops. At R = 0 that is mate. At R > 0 a drop can be futile
+       * at R and still last R-1 plies itself (the capture that makes it futile
+       * is answered and the mate takes as long): those drops are the defences. */
+      if (R < 2) return n;
+      for (int i = 0; i < ml.size; i++) {
+        Position c = pos;
+        Undo u;
+        pos_do_move(&c, ml.moves[i], &u);
+        int k = pv_mate_within(s, &c, att, R - 1, NULL);
+        if (k < 0) return -1;
+        if (k == 1) cand[nc++] = ml.moves[i];
+      }
+      if (nc == 0) return n;
+    }
     if (R < 2) return -1;
     for (;;) {
       Move longest[MAX_MOVES];

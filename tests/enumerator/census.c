@@ -114,22 +114,26 @@ static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *n
     movegen_legal(pos, &l);
   Bitboard drops = att ? 0 : fwd_drop_squares(pos);
   int vals[MAX_MOVES];
-  int cnt = 0, within = 0;
+  bool futile[MAX_MOVES];
+  int cnt = 0, within = 0, longest = 0;
   for (int i = 0; i < l.size; i++) {
     Position q = *pos;
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
+    futile[i] = false;
     if (drops && move_is_drop(l.moves[i])) {
       int t = fwd_futile_at(f, pos, l.moves[i]);
-      if (t >= 0 && t <= value) {
-        vals[i] = -1;
-        continue;
-      }
+      futile[i] = t >= 0 && t <= value;
     }
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
+    if (!futile[i] && vals[i] == value - 1) longest++;
+    if (futile[i]) continue;
     if (vals[i] >= 0) cnt++;
     if (vals[i] >= 0 && vals[i] <= value - 1) within++;
   }
+  /* futile drops stay out of the line, unless every longest defence is one */
+  for (int i = 0; i < l.size; i++)
+    if (futile[i] && longest > 0) vals[i] = -1;
   *nmates = cnt;
   *nwithin = within;
   Move bm = MOVE_NONE;
@@ -154,6 +158,7 @@ static bool fwd_leftover(Fwd *f, const Position *pos, int value) {
   if (value == 0) return pos->hand[BLACK] != 0;
   int nm, nw, ns;
   Move m = fwd_best(f, pos, value, &nm, &nw, &ns);
+  if (m == MOVE_NONE) return pos->hand[BLACK] != 0;
   Position q = *pos;
   Undo u;
   pos_do_move(&q, m, &u);
@@ -173,6 +178,10 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
   for (int ply = 0; ply < length; ply++) {
     int nm, nw, ns;
     Move m = fwd_best(f, &pos, length - ply, &nm, &nw, &ns);
+    if (m == MOVE_NONE) {
+      p->flags |= RETRO_F_FUTILE_CUT;
+      break;
+    }
     if (pos.side == BLACK) {
       if (ply == 0) p->root_mates = nm;
       if (nw > 1) p->flags |= ply == length - 1 ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
@@ -182,7 +191,7 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
     pos_do_move(&pos, m, &u);
   }
   if (pos.hand[BLACK]) p->flags |= RETRO_F_KOMAAMARI;
-  bool complete = !(p->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI));
+  bool complete = !(p->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT));
   if (length == 1 && p->root_mates > 1) complete = false;
   if (complete) p->flags |= RETRO_F_COMPLETE;
 }

@@ -18,6 +18,7 @@
 #include "movegen.h"
 #include "sfen.h"
 #include "solver.h"
+#include "solver_value.h"
 
 static void load(const char *sfen, Position *pos) {
   TsError err;
@@ -135,6 +136,22 @@ static void test_api(void **state) {
   assert_true(r.exact);
   assert_false(r.komaamari);
   assert_string_equal(pv_text(&r, buf, sizeof buf), "2b2a+ 1a2a G*2b");
+  /* after 5a6b+ every drop on the rook's line is futile at the remaining 4 plies,
+   * yet some drops last 3 plies themselves: the main line takes one of those */
+  load("k3S3R/9/1G7/9/9/9/9/9/9 b r2b3g3s4n4l18p 1", &pos);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.length, 5);
+  assert_true(r.exact);
+  assert_int_equal(r.pv_len, 5);
+  assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
+  /* value for either side to move (solver_value.h) */
+  assert_int_equal(solver_value(s, &pos, BLACK, 31), 5);
+  assert_int_equal(solver_value(s, &pos, BLACK, 3), SOLVER_VALUE_NONE);
+  Position after = pos;
+  Undo u;
+  pos_do_move(&after, r.pv[0], &u);
+  assert_int_equal(solver_value(s, &after, BLACK, 30), 4);
+  assert_int_equal(solver_drop_squares(&after) != 0, 1);
   /* mate in 1 only with the 無駄合 rule (antma-tsume1-003): 13 plies strictly */
   load("k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1", &pos);
   assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
