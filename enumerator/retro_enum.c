@@ -689,6 +689,25 @@ static int eval_defender(Retro *r, const Position *q) {
 }
 
 /*
+ * A defender position in a distant check: do all its replies that are board
+ * moves (never futile) reach known mates? A board reply not yet valued is worth
+ * more than the layer being built (or is no mate), and the position is
+ * generated again from that reply when it gets its value.
+ */
+static bool board_replies_known(Retro *r, const Position *q) {
+  MoveList l;
+  movegen_legal(q, &l);
+  for (int i = 0; i < l.size; i++) {
+    if (move_is_drop(l.moves[i])) continue;
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, l.moves[i], &u);
+    if (table_find(r, key_of(&p)) < 0) return false;
+  }
+  return true;
+}
+
+/*
  * Layers run on opt.threads threads. Within a phase the table is only read
  * (an attacker layer needs the defender values found before it, a defender
  * layer the attacker values up to n); each thread collects its new keys, and
@@ -751,7 +770,9 @@ static void *layer_worker(void *arg) {
           Key k = key_of(&q);
           if (table_find(r, k) >= 0) continue;
           if (r->ranging && distant_check(&q)) {
-            /* drops between checker and king bring in outside pieces: the solver values it */
+            /* drops between checker and king bring in outside pieces: the solver values it,
+             * once every board reply has a known value (else it comes back at a later layer) */
+            if (!board_replies_known(r, &q)) continue;
             if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q))) w->rc = TS_ERR_NOMEM;
             continue;
           }
