@@ -254,6 +254,23 @@ static void report(Retro *r, const char *phase, int layer, uint64_t layer_new, u
   r->opt.progress(&p, r->opt.progress_ctx);
 }
 
+/*
+ * Runs fn on nt workers: ws points to nt worker structs of `size` bytes each,
+ * filled by the caller. Worker 0 runs on the calling thread. Work is shared
+ * through counters inside the workers, so if a thread cannot be created the
+ * started ones do it all. Returns the number of workers that ran.
+ */
+static int run_workers(int nt, void *(*fn)(void *), void *ws, size_t size) {
+  pthread_t th[64];
+  if (nt > 64) nt = 64;
+  int started = 1;
+  for (int t = 1; t < nt; t++, started++)
+    if (pthread_create(&th[t], NULL, fn, (char *)ws + (size_t)t * size) != 0) break;
+  fn(ws);
+  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  return started;
+}
+
 /* ---------- mates ---------- */
 
 /* The states one piece of kind t can take: attacker's hand, defender's hand,
@@ -395,8 +412,6 @@ static void mate_leaf(MateGen *g) {
   mate_expand(g, &q, 0);
 }
 
-static inline Bitboard distant_check(const Position *pos) { return solver_drop_squares(pos); }
-
 /*
  * With ranging pieces a piece anywhere can matter (a rook guards a whole file),
  * so every piece is placed on every square. A leaf is kept when the king is in
@@ -431,7 +446,7 @@ static void rmate_leaf(MateGen *g) {
     if (push_key(&g->out, &g->nout, &g->cap, key_of(&q))) g->rc = TS_ERR_NOMEM;
     return;
   }
-  if (!distant_check(&q)) return;
+  if (!solver_drop_squares(&q)) return;
   for (int i = 0; i < l.size; i++)
     if (!move_is_drop(l.moves[i])) return;
   if (push_key(&g->seeds, &g->nseeds, &g->capseeds, key_of(&q))) g->rc = TS_ERR_NOMEM;
@@ -573,34 +588,26 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
   KeyVal *out = malloc((u ? u : 1) * sizeof *out);
   int nt = r->nsolvers > 0 ? r->nsolvers : 1;
   SeedWorker *ws = calloc((size_t)nt, sizeof *ws);
-  pthread_t *th = calloc((size_t)nt, sizeof *th);
-  int rc = (out && ws && th) ? TS_OK : TS_ERR_NOMEM;
+  int rc = (out && ws) ? TS_OK : TS_ERR_NOMEM;
   if (!rc) {
     uint64_t next = 0;
-    int started = 0;
-    for (int t = 0; t < nt; t++) {
+    for (int t = 0; t < nt; t++)
       ws[t] = (SeedWorker){.r = r, .keys = seeds, .n = u, .next = &next, .out = out, .id = t};
-      if (t == 0 || pthread_create(&th[t], NULL, seed_worker, &ws[t]) == 0) started = t + 1;
-      else break;
-    }
-    seed_worker(&ws[0]);
-    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    run_workers(nt, seed_worker, ws, sizeof *ws);
     for (uint64_t i = 0; i < u && !rc; i++)
       rc = record_value(r, out[i].k, out[i].v, 0, &r->frontier, &r->nf, &r->capf, found);
   }
   free(out);
   free(ws);
-  free(th);
   return rc;
 }
 
 static int gen_mates(Retro *r, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   MateGen *gs = calloc((size_t)nt, sizeof *gs);
-  pthread_t *th = calloc((size_t)nt, sizeof *th);
   PieceState *states[HAND_PT_NB] = {0};
   int nstates[HAND_PT_NB] = {0};
-  int rc = (gs && th) ? TS_OK : TS_ERR_NOMEM;
+  int rc = gs ? TS_OK : TS_ERR_NOMEM;
   for (int t = PAWN; t <= GOLD && !rc; t++)
     if (r->mat.count[t]) {
       nstates[t] = build_states((PieceType)t, &states[t]);
@@ -615,11 +622,8 @@ static int gen_mates(Retro *r, TsError *err) {
       gs[t].ranging = r->ranging;
       memcpy(gs[t].states, states, sizeof states);
       memcpy(gs[t].nstates, nstates, sizeof nstates);
-      if (t == 0 || pthread_create(&th[t], NULL, mate_worker, &gs[t]) == 0) started = t + 1;
-      else break;
     }
-    mate_worker(&gs[0]);
-    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    started = run_workers(nt, mate_worker, gs, sizeof *gs);
   }
   uint64_t found = 0;
   for (int t = 0; t < started && !rc; t++) {
@@ -644,7 +648,6 @@ static int gen_mates(Retro *r, TsError *err) {
   }
   for (int t = 0; t < HAND_PT_NB; t++) free(states[t]);
   free(gs);
-  free(th);
   if (!rc && nseeds) rc = value_seeds(r, seeds, nseeds, &found);
   free(seeds);
   r->stats.mates = found;
@@ -769,7 +772,7 @@ static void *layer_worker(void *arg) {
           if (w->ul.u[j].captured && !within_material(r, &q)) continue;
           Key k = key_of(&q);
           if (table_find(r, k) >= 0) continue;
-          if (r->ranging && distant_check(&q)) {
+          if (r->ranging && solver_drop_squares(&q)) {
             /* drops between checker and king bring in outside pieces: the solver values it,
              * once every board reply has a known value (else it comes back at a later layer) */
             if (!board_replies_known(r, &q)) continue;
@@ -791,21 +794,11 @@ static void *layer_worker(void *arg) {
 static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   LayerWorker *ws = calloc((size_t)nt, sizeof *ws);
-  pthread_t *th = calloc((size_t)nt, sizeof *th);
-  if (!ws || !th) {
-    free(ws);
-    free(th);
-    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
-  }
+  if (!ws) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
   uint64_t next_chunk = 0;
-  int started = 0;
-  for (int t = 0; t < nt; t++) {
+  for (int t = 0; t < nt; t++)
     ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
-    if (t == 0 || pthread_create(&th[t], NULL, layer_worker, &ws[t]) == 0) started = t + 1;
-    else break;
-  }
-  layer_worker(&ws[0]);
-  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  int started = run_workers(nt, layer_worker, ws, sizeof *ws);
   int rc = TS_OK;
   r->nn = 0;
   for (int t = 0; t < started && !rc; t++) {
@@ -823,7 +816,6 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   }
   for (int t = 0; t < nt; t++) free(ws[t].out);
   free(ws);
-  free(th);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
   Key *tmp = r->frontier;
   uint64_t tcap = r->capf;
@@ -994,8 +986,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
     Position q = *pos;
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
-    int64_t slot;
-    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1, &slot);
+    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1, NULL);
     if (v >= 0) any++;
     vals[i] = v <= V - 1 ? v : -1;
     if (vals[i] >= 0) within++;
@@ -1026,7 +1017,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
 static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   MoveList l;
   movegen_legal(pos, &l);
-  bool dc = distant_check(pos) != 0;
+  bool dc = solver_drop_squares(pos) != 0;
   Bitboard tested = 0, futile = 0;
   Move fut[MAX_MOVES];
   int nfut = 0;
@@ -1239,26 +1230,17 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
                           void *ctx) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   ClassifyWorker *ws = calloc((size_t)nt, sizeof *ws);
-  pthread_t *th = calloc((size_t)nt, sizeof *th);
-  if (!ws || !th) {
-    free(ws);
-    free(th);
-    return TS_ERR_NOMEM;
-  }
+  if (!ws) return TS_ERR_NOMEM;
   pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   uint64_t next_chunk = 0;
-  int stop = 0, started = 0;
+  int stop = 0;
   for (int t = 0; t < nt; t++) {
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
     if (r->ranging) ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
-    if (t == 0 || pthread_create(&th[t], NULL, classify_worker, &ws[t]) == 0) started = t + 1;
-    else break;
   }
-  classify_worker(&ws[0]);
-  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+  run_workers(nt, classify_worker, ws, sizeof *ws);
   for (int t = 0; t < nt; t++) free(ws[t].cache);
   free(ws);
-  free(th);
   return stop;
 }

@@ -43,7 +43,7 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
 }
 
 /* The position of a futile-drop test: drop (any kind) on sq, capture with c, piece handed back. */
-static bool futile_square(Solver *s, const Position *pos, Color att, Square sq, Move any_drop, int R, int *err) {
+bool pv_futile_square(Solver *s, const Position *pos, Color att, Square sq, Move any_drop, int R, int *err) {
   Position p = *pos;
   Undo u1;
   pos_do_move(&p, any_drop, &u1);
@@ -113,7 +113,7 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         if (!bb_test(checked, sq)) {
           int err = 0;
           checked |= bb_sq(sq);
-          if (futile_square(s, &pos, att, sq, m, R, &err)) futile_sq |= bb_sq(sq);
+          if (pv_futile_square(s, &pos, att, sq, m, R, &err)) futile_sq |= bb_sq(sq);
           if (err) return -1;
         }
         if (bb_test(futile_sq, sq)) continue;
@@ -312,7 +312,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       int err = 0;
       if (fut && move_is_drop(line[j])) {
         checked |= bb_sq(move_to(line[j]));
-        if (futile_square(s, p, att, move_to(line[j]), line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
+        if (pv_futile_square(s, p, att, move_to(line[j]), line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
         if (err || bb_test(futile_sq, move_to(line[j]))) {
           V = -1; /* the line defends with a futile drop: not handled here */
           break;
@@ -327,7 +327,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
           Square sq = move_to(e);
           if (!bb_test(checked, sq)) {
             checked |= bb_sq(sq);
-            if (futile_square(s, p, att, sq, e, Vj, &err)) futile_sq |= bb_sq(sq);
+            if (pv_futile_square(s, p, att, sq, e, Vj, &err)) futile_sq |= bb_sq(sq);
             if (err) {
               V = -1;
               break;

@@ -5,7 +5,6 @@
  */
 #include "solver_value.h"
 
-#include "movegen.h"
 #include "search.h"
 
 int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies) {
@@ -30,22 +29,8 @@ Bitboard solver_drop_squares(const Position *pos) { return search_distant_check(
 
 int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
   if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
-  Position p = *pos;
-  Undo u;
-  pos_do_move(&p, drop, &u);
-  MoveList caps;
-  movegen_checks(&p, &caps);
-  int unknown = 0;
-  for (int i = 0; i < caps.size; i++) {
-    Move c = caps.moves[i];
-    if (move_is_drop(c) || move_to(c) != move_to(drop)) continue;
-    Position h = p;
-    Undo u2;
-    PieceType back;
-    search_virtual_do(&h, c, &u2, &back);
-    int v = solver_value(s, &h, attacker, R);
-    if (v >= 0) return 1;
-    if (v == SOLVER_VALUE_UNKNOWN) unknown = 1;
-  }
-  return unknown ? -1 : 0;
+  search_call_reset(s);
+  int err = 0;
+  bool f = pv_futile_square(s, pos, attacker, move_to(drop), drop, R, &err);
+  return err ? -1 : f;
 }

@@ -76,15 +76,11 @@ function header(text, key) {
 // Pseudo-moves filtered by tsshogi's own legality test (Position.isValidMove
 // covers king safety, 二歩, 打ち歩詰め, dead pieces and promotion zones).
 function hasLegalMove(pos) {
-  const color = pos.color;
-  for (const from of pos.board.listSquaresByColor(color)) {
-    for (const to of Square.all) {
-      const m = pos.createMove(from, to);
-      if (!m) continue;
-      if (pos.isValidMove(m) || pos.isValidMove(m.withPromote())) return true;
-    }
-  }
-  const hand = pos.hand(color);
+  return hasLegalBoardMove(pos) || hasLegalDrop(pos);
+}
+
+function hasLegalDrop(pos) {
+  const hand = pos.hand(pos.color);
   for (const { type, count } of hand.counts) {
     if (count === 0) continue;
     for (const to of Square.all) {
@@ -120,7 +116,7 @@ function isMate(pos) {
 // `tsume export` checked before writing; this reader checks the shape.
 let futileMates = 0;
 function isFutileMate(pos) {
-  return pos.checked && !hasLegalBoardMove(pos) && hasLegalMove(pos);
+  return pos.checked && !hasLegalBoardMove(pos) && hasLegalDrop(pos);
 }
 
 function children(node) {
