@@ -725,6 +725,7 @@ typedef struct {
   uint64_t *next_chunk; /* shared work counter */
   KeyVal *out;
   uint64_t nout, cap;
+  uint64_t hits; /* yozume (attacker phase) or fuzume (defender phase) tests that hit */
   UnMoveList ul;
   int rc;
 } LayerWorker;
@@ -760,7 +761,10 @@ static void *layer_worker(void *arg) {
           Position p;
           retro_apply(&x, &w->ul.u[j], &p);
           Key k = key_of(&p);
-          if (table_find(r, k) >= 0) continue;
+          if (table_find(r, k) >= 0) {
+            w->hits++;
+            continue;
+          }
           if (kv_push(w, k, (uint16_t)w->n)) w->rc = TS_ERR_NOMEM;
         }
       } else {
@@ -775,12 +779,18 @@ static void *layer_worker(void *arg) {
           if (r->ranging && solver_drop_squares(&q)) {
             /* drops between checker and king bring in outside pieces: the solver values it,
              * once every board reply has a known value (else it comes back at a later layer) */
-            if (!board_replies_known(r, &q)) continue;
+            if (!board_replies_known(r, &q)) {
+              w->hits++;
+              continue;
+            }
             if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q))) w->rc = TS_ERR_NOMEM;
             continue;
           }
           int v = eval_defender(r, &q);
-          if (v < 0) continue;
+          if (v < 0) {
+            w->hits++;
+            continue;
+          }
           if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
         }
       }
@@ -801,11 +811,18 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   int started = run_workers(nt, layer_worker, ws, sizeof *ws);
   int rc = TS_OK;
   r->nn = 0;
+  uint64_t hits = 0, outs = 0, used0 = r->used;
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
+    hits += ws[t].hits;
+    outs += ws[t].nout;
     for (uint64_t i = 0; i < ws[t].nout && !rc; i++)
       rc = record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, &r->next, &r->nn, &r->capn, NULL);
   }
+  if (defender)
+    r->stats.fuzume_hits[n] = hits;
+  else
+    r->stats.yozume_hits[n] = hits + (outs - (r->used - used0));
   /* defender positions valued ahead of this layer join it now */
   if (defender && n <= RETRO_MAX_LEN + 1) {
     for (uint64_t i = 0; i < r->npend[n] && !rc; i++)
@@ -1094,21 +1111,128 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
   return left;
 }
 
+/* Two positions are the same when board, side to move and attacker hand are
+ * (the defender holds the rest of the 40 pieces). */
+static bool same_position(const Position *a, const Position *b) {
+  return a->board_key == b->board_key && a->hand[BLACK] == b->hand[BLACK] &&
+         memcmp(a->board, b->board, sizeof a->board) == 0;
+}
+
+/* 非限定: the same move but for promotion, or the same piece dropped on
+ * another square of the same line to the king. */
+static bool non_limiting(const Position *pos, Move m, Move alt) {
+  if (move_is_drop(m) || move_is_drop(alt)) {
+    if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
+    Square k = pos->king[WHITE], a = move_to(m), b = move_to(alt);
+    return bb_test(BETWEEN[k][a], b) || bb_test(BETWEEN[k][b], a);
+  }
+  return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
+}
+
+/*
+ * An alternative `alt` at ply i of the main line (positions main[0..nmain])
+ * that mates within the remaining length: its own main line is followed; when
+ * it reaches the main line's position at the same ply the alternative is
+ * 手順前後 (the same attacker moves in another order) or 迂回 (other moves);
+ * else it is 余詰.
+ */
+static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
+                                 Move alt) {
+  if (non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
+  Position q = main[i];
+  Undo u;
+  pos_do_move(&q, alt, &u);
+  uint16_t mv[RETRO_LINE_MAX];
+  int nmv = 0;
+  mv[nmv++] = move_compact(alt);
+  for (int j = i + 1; j < length; j++) {
+    if (j <= nmain && same_position(&q, &main[j])) {
+      uint16_t ref[RETRO_LINE_MAX];
+      int nref = 0;
+      for (int k = i; k < j; k += 2) ref[nref++] = move_compact(line[k]);
+      bool perm = nref == nmv;
+      for (int a = 0; a < nmv && perm; a++) {
+        int hits = 0, want = 0;
+        for (int b = 0; b < nmv; b++) {
+          hits += ref[b] == mv[a];
+          want += mv[b] == mv[a];
+        }
+        perm = hits == want;
+      }
+      return perm ? RETRO_F_TEJUN_ZENGO : RETRO_F_UKAI;
+    }
+    Move m;
+    if (q.side == BLACK) {
+      int nw;
+      m = attacker_best(c, &q, length - j, &nw, NULL);
+      if (m != MOVE_NONE) mv[nmv++] = move_compact(m);
+    } else {
+      int ns;
+      m = defender_best(c, &q, length - j, &ns);
+    }
+    if (m == MOVE_NONE) break;
+    pos_do_move(&q, m, &u);
+  }
+  return RETRO_F_YOZUME;
+}
+
+/* The kinds of every alternative at attacker ply i (not the last) that mates
+ * within the remaining length. */
+static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const Move *line, int length, int i) {
+  MoveList l;
+  movegen_checks(&main[i], &l);
+  uint32_t f = 0;
+  for (int k = 0; k < l.size; k++) {
+    Move m = l.moves[k];
+    if (m == line[i]) continue;
+    Position q = main[i];
+    Undo u;
+    pos_do_move(&q, m, &u);
+    if (cls_value(c, &q, length - i - 1, NULL) < 0) continue;
+    f |= alternative_kind(c, main, nmain, line, length, i, m);
+  }
+  return f;
+}
+
+/* 変長: at a defender ply of a main line ending with 駒余り, a reply 2 or 4
+ * plies shorter (not a futile drop) whose line ends with the hand empty. */
+static bool henchou_at(Cls *c, const Position *pos, int R) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  bool dc = solver_drop_squares(pos) != 0;
+  for (int k = 0; k < l.size; k++) {
+    Move m = l.moves[k];
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, m, &u);
+    int v = R >= 3 ? cls_value(c, &q, R - 3, NULL) : -1;
+    if (v < 0 || v < R - 5) continue;
+    if (dc && move_is_drop(m) && drop_futile(c, pos, m, R)) continue;
+    if (!line_leftover(c, &q, v)) return true;
+  }
+  return false;
+}
+
 static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {
   Retro *r = c->r;
+  Position main[RETRO_LINE_MAX + 1];
   Position pos = *start;
   pb->pos = *start;
   pb->length = length;
   pb->flags = 0;
   pb->line_len = 0;
+  uint8_t alt_at[RETRO_LINE_MAX];
+  int nalt = 0;
   for (int ply = 0; ply < length && pb->line_len < RETRO_LINE_MAX; ply++) {
     Move m;
+    main[ply] = pos;
     if (pos.side == BLACK) {
       int nw, nm;
       m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL);
       if (ply == 0) pb->root_mates = nm;
       bool last = ply == length - 1;
-      if (nw > 1) pb->flags |= last ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+      if (nw > 1 && last) pb->flags |= RETRO_F_LAST_MOVE_ALT;
+      if (nw > 1 && !last) alt_at[nalt++] = (uint8_t)ply;
     } else {
       int ns;
       m = defender_best(c, &pos, length - ply, &ns);
@@ -1123,8 +1247,19 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
     Undo u;
     pos_do_move(&pos, m, &u);
   }
-  if (pos.hand[BLACK]) pb->flags |= RETRO_F_KOMAAMARI;
-  bool complete = !(pb->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT));
+  main[pb->line_len] = pos;
+  for (int k = 0; k < nalt; k++) pb->flags |= alternatives_at(c, main, pb->line_len, pb->line, length, alt_at[k]);
+  if (pos.hand[BLACK]) {
+    pb->flags |= RETRO_F_KOMAAMARI;
+    for (int ply = 1; ply < pb->line_len; ply += 2)
+      if (henchou_at(c, &main[ply], length - ply)) {
+        pb->flags |= RETRO_F_HENCHOU;
+        break;
+      }
+  }
+  uint32_t flaws = RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT;
+  if (r->opt.strict_alternatives) flaws |= RETRO_F_TEJUN_ZENGO | RETRO_F_UKAI | RETRO_F_HIGENTEI;
+  bool complete = !(pb->flags & flaws);
   /* a 1-move problem with two mating moves is not accepted */
   if (length == 1 && pb->root_mates > 1) complete = false;
   if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;

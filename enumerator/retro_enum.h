@@ -40,7 +40,17 @@
 #define RETRO_F_LAST_MOVE_ALT (1u << 2)
 #define RETRO_F_KOMAAMARI (1u << 3)
 #define RETRO_F_HENDOU (1u << 4)
+/* 変長: the main line ends with 駒余り and a defence 2 or 4 plies shorter ends clean */
+#define RETRO_F_HENCHOU (1u << 5)
 #define RETRO_F_MINIMAL (1u << 7)
+/* alternatives that mate within the remaining length but are not 余詰 (rules.md's
+ * classifier; seed 003 tolerates them as キズ): the alternative's line rejoins
+ * the main line with the same attacker moves in another order (手順前後) or
+ * with other moves (迂回), or it differs only by promotion or by the drop
+ * square on the same line to the king (非限定) */
+#define RETRO_F_TEJUN_ZENGO (1u << 13)
+#define RETRO_F_UKAI (1u << 14)
+#define RETRO_F_HIGENTEI (1u << 15)
 /* the main line reaches a defender position, remaining length > 0, whose only
  * replies are futile drops: no line can be shown there, so not complete */
 #define RETRO_F_FUTILE_CUT (1u << 16)
@@ -56,6 +66,7 @@ typedef struct {
 typedef struct {
   int max_moves;          /* longest mate searched, in plies (odd); default 31 */
   bool strict_last_move;  /* 最終手余詰 makes a problem incomplete */
+  bool strict_alternatives; /* 手順前後 / 迂回 / 非限定 make a problem incomplete */
   int threads;            /* worker threads for mates, layers and classification (default 1) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
@@ -82,6 +93,12 @@ typedef struct {
    * the solver), solver calls, and values found below their layer or cut short
    * by a limit (0 unless something is wrong) */
   uint64_t seeds, solver_calls, anomalies;
+  /* seed 002's tests during generation, per layer: 余詰め判定, an attacker
+   * position reached again by un-moving (another check mates within n, or the
+   * same layer reached it twice); 不詰め判定, a defender candidate with a reply
+   * not known to mate within n-1 (it may still get a longer value later) */
+  uint64_t yozume_hits[RETRO_MAX_LEN + 1];
+  uint64_t fuzume_hits[RETRO_MAX_LEN + 2];
 } RetroStats;
 
 typedef struct Retro Retro;

@@ -12,7 +12,8 @@
 
 static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
-    "                       [--strict-last-move] [--resume | --force] [--stats] [--batch N]\n"
+    "                       [--strict-last-move] [--strict-alternatives]\n"
+    "                       [--resume | --force] [--stats] [--batch N]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -28,7 +29,14 @@ static const char ENUM_HELP[] =
     "counted; positions after a drop of a piece outside the material are valued by\n"
     "the solver.\n"
     "A problem has 余詰 (yozume) when at some attacker move of its main line but the\n"
-    "last another check also mates within the remaining length. It is flagged\n"
+    "last another check also mates within the remaining length, unless that check\n"
+    "is 非限定 (higentei: the same move but for promotion, or the same piece dropped\n"
+    "on another square of the same line to the king), or its line rejoins the main\n"
+    "line at the same ply: 手順前後 (tejun-zengo: the same attacker moves in another\n"
+    "order) or 迂回 (ukai: other moves). These three are flagged and tolerated as\n"
+    "キズ, as in seed 003. A problem whose main line ends with 駒余り is also flagged\n"
+    "henchou (変長) when a defence 2 or 4 plies shorter ends with the hand empty.\n"
+    "It is flagged\n"
     "futile-cut (not complete) when its main line reaches a defender position whose\n"
     "only replies are drops futile at the remaining length, none of which lasts the\n"
     "remaining length less one by itself: no line can be shown there.\n"
@@ -37,6 +45,7 @@ static const char ENUM_HELP[] =
     "                      alternative mate is longer than N is not seen.\n"
     "  --strict-last-move  alternatives at the last move (最終手余詰) make a problem\n"
     "                      incomplete (1-move problems always need a unique mate)\n"
+    "  --strict-alternatives  非限定, 手順前後 and 迂回 make a problem incomplete too\n"
     "  --force             replace an existing database of this program at PATH\n"
     "  --resume            continue a run that was interrupted: the records already\n"
     "                      committed are kept and the rest is written\n"
@@ -47,6 +56,7 @@ static const char ENUM_HELP[] =
     "  --batch N           records per write transaction (default 20000)\n";
 
 #define RULE_STRICT_LAST 1u
+#define RULE_STRICT_ALT 2u
 
 typedef struct {
   uint64_t t0, last;
@@ -194,7 +204,7 @@ int cmd_enumerate(int argc, char **argv) {
   uint64_t max_moves = 31, batch = 20000;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
-  bool resume = false, stats = false, strict = false, force = false;
+  bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -221,6 +231,8 @@ int cmd_enumerate(int argc, char **argv) {
       force = true;
     } else if (!strcmp(a, "--strict-last-move")) {
       strict = true;
+    } else if (!strcmp(a, "--strict-alternatives")) {
+      strict_alt = true;
     } else {
       return cli_usage_error("enumerate", "unknown or incomplete option '%s'", a);
     }
@@ -235,7 +247,7 @@ int cmd_enumerate(int argc, char **argv) {
   TsDbMeta meta;
   memset(&meta, 0, sizeof meta);
   snprintf(meta.material, sizeof meta.material, "%s", spec);
-  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | ((uint32_t)max_moves << 8);
+  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | (strict_alt ? RULE_STRICT_ALT : 0) | ((uint32_t)max_moves << 8);
   bool exists = access(path, F_OK) == 0;
   if (exists && force && !resume) {
     TsDb *old;
@@ -274,7 +286,8 @@ int cmd_enumerate(int argc, char **argv) {
   }
 
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
-  RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict, .threads = (int)threads, .progress = on_progress, .progress_ctx = &pr};
+  RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict,
+                      .strict_alternatives = strict_alt, .threads = (int)threads, .progress = on_progress, .progress_ctx = &pr};
   Retro *r;
   rc = retro_create(&mat, &ro, &r, &err);
   if (rc) {
@@ -347,6 +360,12 @@ int cmd_enumerate(int argc, char **argv) {
       uint64_t v = (n & 1) ? st->attacker_by_len[n] : st->defender_by_len[n];
       printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)v);
     }
+    printf("\n余詰め判定 per attacker layer (positions reached again: another check mates): ");
+    for (int n = 1; n <= st->last_layer && n <= RETRO_MAX_LEN; n += 2)
+      printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)st->yozume_hits[n]);
+    printf("\n不詰め判定 per defender layer (candidates with a reply not known to mate): ");
+    for (int n = 2; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n += 2)
+      printf("%s%d:%llu", n > 2 ? " " : "", n, (unsigned long long)st->fuzume_hits[n]);
     if (st->seeds || st->solver_calls)
       printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
              (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);

@@ -24,7 +24,8 @@ static const char EXPORT_HELP[] =
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
-    "shortest mate (found by the solver).\n"
+    "line (found by the solver), and the other replies inside each branch the same way,\n"
+    "up to 100 branches per problem.\n"
     "Every problem is re-solved by the df-pn solver first (its length must be confirmed\n"
     "exact; one that is not is reported and left out, exit status 1), and every file\n"
     "written is read back with the KIF reader and replayed to mate.\n";
@@ -41,18 +42,24 @@ typedef struct {
   TsError err;
 } ExportCtx;
 
-/* Adds the other defender replies at each defender ply of the main line as 変化. */
-static int add_variations(ExportCtx *x, KifRecord *rec, const Position *start, const Move *line, int n) {
+#define EXPORT_MAX_BRANCHES 100
+
+/*
+ * Adds the other defender replies at each defender ply of `line` (played from
+ * `node`, position `start`) as 変化, each with the solver's line, and the same
+ * again inside every branch, until *budget branches are written.
+ */
+static int add_variations(ExportCtx *x, KifRecord *rec, KifNode *node, const Position *start, Color attacker,
+                          const Move *line, int n, int *budget) {
   Position pos = *start;
-  KifNode *node = rec->root;
   for (int ply = 0; ply < n; ply++) {
-    if (ply % 2 == 1 && ply < n - 1) {
+    if (pos.side != attacker && ply < n - 1) {
       MoveList l;
       movegen_legal(&pos, &l);
-      for (int i = 0; i < l.size; i++) {
+      for (int i = 0; i < l.size && *budget > 0; i++) {
         if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
         /* a futile drop (無駄合) is no defence: not written as a 変化 */
-        if (solver_drop_futile(x->solver, &pos, l.moves[i], start->side, n - ply) == 1) continue;
+        if (solver_drop_futile(x->solver, &pos, l.moves[i], attacker, n - ply) == 1) continue;
         Position p = pos;
         Undo u;
         pos_do_move(&p, l.moves[i], &u);
@@ -65,9 +72,16 @@ static int add_variations(ExportCtx *x, KifRecord *rec, const Position *start, c
         KifNode *last;
         int rc = kif_line_add(rec, node, var, k, KIF_SPECIAL_MATE, &last);
         if (rc) return rc;
+        (*budget)--;
+        KifNode *b = node->child;
+        while (b && move_compact(b->move) != move_compact(l.moves[i])) b = b->sibling;
+        if (b && k > 1) {
+          rc = add_variations(x, rec, b, &p, attacker, var + 1, k - 1, budget);
+          if (rc) return rc;
+        }
       }
     }
-    /* follow the main line */
+    /* follow the line */
     KifNode *c = node->child;
     while (c && move_compact(c->move) != move_compact(line[ply])) c = c->sibling;
     if (!c) return TS_ERR_ILLEGAL;
@@ -78,10 +92,26 @@ static int add_variations(ExportCtx *x, KifRecord *rec, const Position *start, c
   return TS_OK;
 }
 
-static const char *completeness(uint32_t f) {
-  if (f & TSDB_F_COMPLETE) return (f & TSDB_F_LAST_MOVE_ALT) ? "完全作（最終手余詰あり）" : "完全作";
+/* 完全性: the verdict, and the tolerated キズ of a complete work in brackets. */
+static const char *completeness(uint32_t f, char *buf, size_t n) {
+  if (f & TSDB_F_COMPLETE) {
+    static const struct {
+      uint32_t bit;
+      const char *name;
+    } kizu[] = {{TSDB_F_LAST_MOVE_ALT, "最終手余詰"},
+                {TSDB_F_HIGENTEI, "非限定"},
+                {TSDB_F_TEJUN_ZENGO, "手順前後"},
+                {TSDB_F_UKAI, "迂回"},
+                {TSDB_F_HENDOU, "変同"}};
+    size_t k = (size_t)snprintf(buf, n, "完全作");
+    int m = 0;
+    for (size_t i = 0; i < sizeof kizu / sizeof kizu[0] && k < n; i++)
+      if (f & kizu[i].bit) k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", kizu[i].name);
+    if (m && k < n) snprintf(buf + k, n - k, "あり）");
+    return buf;
+  }
   if (f & TSDB_F_YOZUME) return "余詰";
-  if (f & TSDB_F_KOMAAMARI) return "駒余り";
+  if (f & TSDB_F_KOMAAMARI) return (f & TSDB_F_HENCHOU) ? "駒余り（変長）" : "駒余り";
   return "不完全";
 }
 
@@ -148,11 +178,13 @@ static int export_one(const TsRecord *r, void *vctx) {
   kif_header_add(&rec, "作品名", name);
   kif_header_add(&rec, "作者", "tsume enumerate");
   kif_header_add(&rec, "手数", num);
-  kif_header_add(&rec, "完全性", completeness(r->flags));
+  char verdict[160];
+  kif_header_add(&rec, "完全性", completeness(r->flags, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   KifNode *last;
   rc = kif_line_add(&rec, rec.root, line, n, KIF_SPECIAL_MATE, &last);
-  if (!rc && x->variations) rc = add_variations(x, &rec, &pos, line, n);
+  int budget = EXPORT_MAX_BRANCHES;
+  if (!rc && x->variations) rc = add_variations(x, &rec, rec.root, &pos, pos.side, line, n, &budget);
   char *bytes = NULL;
   size_t len = 0;
   KifEncoding enc = x->utf8 ? KIF_ENC_UTF8 : KIF_ENC_CP932;

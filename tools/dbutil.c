@@ -11,7 +11,8 @@ const DbFlagName DB_FLAG_NAMES[] = {
     {"last-move-alt", TSDB_F_LAST_MOVE_ALT, "最終手余詰"}, {"komaamari", TSDB_F_KOMAAMARI, "駒余り"},
     {"hendou", TSDB_F_HENDOU, "変同"},           {"henchou", TSDB_F_HENCHOU, "変長"},
     {"fuzume", TSDB_F_FUZUME, "不詰"},           {"minimal", TSDB_F_MINIMAL, "最小"},
-    {"futile-cut", TSDB_F_FUTILE_CUT, "無駄合で手順切れ"},
+    {"higentei", TSDB_F_HIGENTEI, "非限定"},     {"tejun-zengo", TSDB_F_TEJUN_ZENGO, "手順前後"},
+    {"ukai", TSDB_F_UKAI, "迂回"},               {"futile-cut", TSDB_F_FUTILE_CUT, "無駄合で手順切れ"},
 };
 const size_t DB_FLAG_NAMES_N = sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0];
 

@@ -171,12 +171,60 @@ typedef struct {
   Move line[CENSUS_MAX_LEN];
 } FwdProblem;
 
+static int cmp_u16(const void *a, const void *b) {
+  return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/*
+ * rules.md's classifier for an alternative check `alt` at attacker ply i that
+ * mates within the remaining length: same from/to but promotion, or a drop of
+ * the same kind on the same line to the king -> 非限定; its own main line
+ * meets the main line's position at the same ply -> 手順前後 when the attacker
+ * moves up to there are the same ones (sorted), else 迂回; otherwise 余詰.
+ */
+static uint32_t fwd_alt_kind(Fwd *f, const Position *main, int nmain, const Move *line, int length, int i, Move alt) {
+  Move m = line[i];
+  if (!move_is_drop(m) && !move_is_drop(alt) && move_from(m) == move_from(alt) && move_to(m) == move_to(alt))
+    return RETRO_F_HIGENTEI;
+  if (move_is_drop(m) && move_is_drop(alt) && move_drop_type(m) == move_drop_type(alt)) {
+    Square k = main[i].king[WHITE];
+    Bitboard ray = LINE[k][move_to(m)];
+    /* the same side of the king on one line */
+    if (ray && bb_test(ray, move_to(alt)) && !bb_test(BETWEEN[move_to(m)][move_to(alt)], k)) return RETRO_F_HIGENTEI;
+  }
+  Position q = main[i];
+  Undo u;
+  pos_do_move(&q, alt, &u);
+  uint16_t a[CENSUS_MAX_LEN], b[CENSUS_MAX_LEN];
+  int na = 0;
+  a[na++] = move_compact(alt);
+  for (int j = i + 1; j < length; j++) {
+    if (j <= nmain && pos_equal(&q, &main[j])) {
+      int nb = 0;
+      for (int k = i; k < j; k += 2) b[nb++] = move_compact(line[k]);
+      if (na != nb) return RETRO_F_UKAI;
+      qsort(a, (size_t)na, sizeof a[0], cmp_u16);
+      qsort(b, (size_t)nb, sizeof b[0], cmp_u16);
+      return memcmp(a, b, sizeof a[0] * (size_t)na) == 0 ? RETRO_F_TEJUN_ZENGO : RETRO_F_UKAI;
+    }
+    int nm, nw, ns;
+    Move n = fwd_best(f, &q, length - j, &nm, &nw, &ns);
+    if (n == MOVE_NONE) break;
+    if (q.side == BLACK) a[na++] = move_compact(n);
+    pos_do_move(&q, n, &u);
+  }
+  return RETRO_F_YOZUME;
+}
+
 static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *p) {
+  static Position main[CENSUS_MAX_LEN + 1];
   Position pos = *start;
   memset(p, 0, sizeof *p);
   p->length = length;
+  int alt_plies[CENSUS_MAX_LEN], nalt = 0;
   for (int ply = 0; ply < length; ply++) {
     int nm, nw, ns;
+    main[ply] = pos;
     Move m = fwd_best(f, &pos, length - ply, &nm, &nw, &ns);
     if (m == MOVE_NONE) {
       p->flags |= RETRO_F_FUTILE_CUT;
@@ -184,13 +232,53 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
     }
     if (pos.side == BLACK) {
       if (ply == 0) p->root_mates = nm;
-      if (nw > 1) p->flags |= ply == length - 1 ? RETRO_F_LAST_MOVE_ALT : RETRO_F_YOZUME;
+      if (nw > 1 && ply == length - 1) p->flags |= RETRO_F_LAST_MOVE_ALT;
+      if (nw > 1 && ply < length - 1) alt_plies[nalt++] = ply;
     }
     p->line[p->line_len++] = m;
     Undo u;
     pos_do_move(&pos, m, &u);
   }
-  if (pos.hand[BLACK]) p->flags |= RETRO_F_KOMAAMARI;
+  main[p->line_len] = pos;
+  for (int k = 0; k < nalt; k++) {
+    int i = alt_plies[k];
+    MoveList l;
+    movegen_checks(&main[i], &l);
+    for (int j = 0; j < l.size; j++) {
+      if (l.moves[j] == p->line[i]) continue;
+      Position q = main[i];
+      Undo u;
+      pos_do_move(&q, l.moves[j], &u);
+      int v = fwd_value_defender(f, &q);
+      if (v < 0 || v > length - i - 1) continue;
+      p->flags |= fwd_alt_kind(f, main, p->line_len, p->line, length, i, l.moves[j]);
+    }
+  }
+  if (pos.hand[BLACK]) {
+    p->flags |= RETRO_F_KOMAAMARI;
+    /* 変長: a defence 2 or 4 plies shorter, not a futile drop, ending clean */
+    for (int ply = 1; ply < p->line_len && !(p->flags & RETRO_F_HENCHOU); ply += 2) {
+      int R = length - ply;
+      MoveList l;
+      movegen_legal(&main[ply], &l);
+      Bitboard drops = fwd_drop_squares(&main[ply]);
+      for (int j = 0; j < l.size; j++) {
+        Position q = main[ply];
+        Undo u;
+        pos_do_move(&q, l.moves[j], &u);
+        int v = fwd_value_attacker(f, &q);
+        if (v != R - 3 && v != R - 5) continue;
+        if (drops && move_is_drop(l.moves[j])) {
+          int t = fwd_futile_at(f, &main[ply], l.moves[j]);
+          if (t >= 0 && t <= R) continue;
+        }
+        if (!fwd_leftover(f, &q, v)) {
+          p->flags |= RETRO_F_HENCHOU;
+          break;
+        }
+      }
+    }
+  }
   bool complete = !(p->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT));
   if (length == 1 && p->root_mates > 1) complete = false;
   if (complete) p->flags |= RETRO_F_COMPLETE;
@@ -236,6 +324,10 @@ static void tally(CensusTable *t, int len, uint32_t flags) {
   if (flags & RETRO_F_YOZUME) t->n[len][3]++;
   if (flags & RETRO_F_KOMAAMARI) t->n[len][4]++;
   if (flags & RETRO_F_LAST_MOVE_ALT) t->n[len][5]++;
+  if (flags & RETRO_F_HIGENTEI) t->n[len][6]++;
+  if (flags & RETRO_F_TEJUN_ZENGO) t->n[len][7]++;
+  if (flags & RETRO_F_UKAI) t->n[len][8]++;
+  if (flags & RETRO_F_HENCHOU) t->n[len][9]++;
 }
 
 /* ---------- enumeration of every position of a material ---------- */
@@ -396,9 +488,9 @@ void census_format(const CensusTable *t, char *out, size_t n) {
   out[0] = 0;
   for (int len = 0; len < CENSUS_MAX_LEN; len++) {
     if (!t->n[len][0]) continue;
-    k += (size_t)snprintf(out + k, n > k ? n - k : 0, "%d %llu %llu %llu %llu %llu %llu\n", len,
-                          (unsigned long long)t->n[len][0], (unsigned long long)t->n[len][1],
-                          (unsigned long long)t->n[len][2], (unsigned long long)t->n[len][3],
-                          (unsigned long long)t->n[len][4], (unsigned long long)t->n[len][5]);
+    k += (size_t)snprintf(out + k, n > k ? n - k : 0, "%d", len);
+    for (int c = 0; c < CENSUS_COLS; c++)
+      k += (size_t)snprintf(out + k, n > k ? n - k : 0, " %llu", (unsigned long long)t->n[len][c]);
+    k += (size_t)snprintf(out + k, n > k ? n - k : 0, "\n");
   }
 }

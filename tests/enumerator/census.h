@@ -12,8 +12,9 @@
 #include "material.h"
 
 #define CENSUS_MAX_LEN 64
-/* columns: problems, complete, minimal complete, yozume, komaamari, last-move-alt */
-#define CENSUS_COLS 6
+/* columns: problems, complete, minimal complete, yozume, komaamari, last-move-alt,
+ * higentei, tejun-zengo, ukai, henchou */
+#define CENSUS_COLS 10
 typedef struct {
   uint64_t n[CENSUS_MAX_LEN][CENSUS_COLS];
   uint64_t positions; /* legal attacker-to-move positions examined (one per mirror pair) */
@@ -23,7 +24,7 @@ typedef struct {
 int census_forward(const Material *m, CensusTable *t);
 /* The retrograde engine's counts for the exact material. */
 int census_retro(const Material *m, CensusTable *t);
-/* Text form, one line per length: "len problems complete minimal yozume komaamari lastalt". */
+/* Text form, one line per length: "len" and the columns above. */
 void census_format(const CensusTable *t, char *out, size_t n);
 
 #endif
