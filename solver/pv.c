@@ -282,9 +282,16 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
   }
   int V = -1;
   if (len % 2 == 1 && mated_modulo_futile(&ps[len], att, s->opt.futile_rule, 0)) V = 0;
+  uint64_t last_trace = solver_now_ms();
   for (int j = len - 1; j >= 0 && V >= 0; j--) {
     Position *p = &ps[j];
     int Vj = V + 1;
+    if (s->opt.trace && solver_now_ms() - last_trace >= 2000) {
+      last_trace = solver_now_ms();
+      fprintf(s->opt.trace, "exact length: depth %d, ply %d of %d, value %d, nodes %llu, %.1f s\n", depth, j, len, V,
+              (unsigned long long)s->nodes, (last_trace - s->start_ms) / 1000.0);
+      fflush(s->opt.trace);
+    }
     if (s->stopped) {
       V = -1;
       break;

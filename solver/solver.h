@@ -58,6 +58,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "position.h"
@@ -84,6 +85,9 @@ typedef struct {
   void (*progress)(void *ctx, uint64_t nodes, uint64_t ms, int hashfull_permille);
   void *progress_ctx;
   uint64_t progress_ms; /* 0 = 1000 */
+  /* when non-NULL, the exact-length phase of a long problem writes its progress
+   * here about every 2 s (ply of the line reached backwards, value, nodes, time) */
+  FILE *trace;
 } SolverOptions;
 
 /* Fills o with the defaults above. */

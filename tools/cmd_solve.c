@@ -19,6 +19,7 @@ static const char SOLVE_HELP[] =
     "  --no-futile-rule   count every interposition (no 無駄合 rule)\n"
     "  --no-mate1         no 1-ply mate test at OR nodes\n"
     "  --no-exact         stop after the first proof (length is an upper bound)\n"
+    "  --trace            progress of the exact-length proof of a long problem on stderr\n"
     "  --json             one JSON object:\n"
     "                     {\"result\":\"mate|nomate|unknown\",\"length\":N,\"exact\":bool,\n"
     "                      \"pv\":[\"7g7f\",...],\"nodes\":N,\"time_ms\":N}\n"
@@ -102,6 +103,8 @@ int cmd_solve(int argc, char **argv) {
       o.futile_rule = false;
     } else if (!strcmp(a, "--no-mate1")) {
       o.use_mate1 = false;
+    } else if (!strcmp(a, "--trace")) {
+      o.trace = stderr;
     } else if (!strcmp(a, "--no-exact")) {
       o.prove_exact = false;
     } else if (!strcmp(a, "--time-ms") || !strcmp(a, "--nodes") || !strcmp(a, "--hash") || !strcmp(a, "--within")) {
