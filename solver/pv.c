@@ -256,6 +256,180 @@ static int line_follow_table(Solver *s, const Position *root, int U, Move *out, 
 
 static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int depth);
 
+/* "Mate within len?" with at most `budget` nodes: 1 yes (*mlen), 0 no, -1 not
+ * settled within the budget (the solver is not stopped by it). */
+static int mate_within_budget(Solver *s, const Position *pos, Color att, int len, uint64_t budget, int *mlen) {
+  if (s->stopped) return -1;
+  s->pos = *pos;
+  search_begin(s, att, s->opt.futile_rule);
+  s->budget_hit = false;
+  s->probe_w1024 = 0;
+  s->budget_stop = s->nodes + budget;
+  SearchResult r;
+  for (;;) {
+    r = search_root(s, PN_INF - 1, PN_INF - 1, len);
+    if (r.pn == 0 || r.dn == 0 || s->stopped || s->budget_hit) break;
+  }
+  s->budget_stop = 0;
+  s->budget_hit = false;
+  if (r.pn == 0) {
+    *mlen = r.len;
+    return 1;
+  }
+  if (r.dn == 0 && !(r.rep && s->depth_hit)) return 0;
+  return -1;
+}
+
+/*
+ * Local shortcuts of a long line before the backward induction. The first
+ * proof often reaches a later position of its own line by a roundabout order
+ * of moves (a detour of a few plies, each costing the problem 4 plies or so).
+ * At each attacker node j a small AND/OR search of SC_DEPTH plies bounds the
+ * plies to mate: a position of the line at ply k counts n - k, a proven table
+ * entry its proof length, anything else nothing. When the bound is below the
+ * n - j plies left, the line is rewritten through the shortcut.
+ */
+#define SC_DEPTH 4
+#define SC_SLOTS (1u << 14)
+
+typedef struct {
+  const Position *ps; /* line positions, ps[0..n] */
+  int n;
+  int slot[SC_SLOTS]; /* index into ps by hash, -1 empty */
+} LineIndex;
+
+static uint64_t sc_hash(const Position *p) { return p->board_key ^ (p->hand_key * 0x9e3779b97f4a7c15ULL); }
+
+static void sc_index(LineIndex *li, const Position *ps, int n) {
+  li->ps = ps;
+  li->n = n;
+  for (unsigned i = 0; i < SC_SLOTS; i++) li->slot[i] = -1;
+  for (int k = 0; k <= n; k++) {
+    unsigned h = (unsigned)sc_hash(&ps[k]) & (SC_SLOTS - 1);
+    while (li->slot[h] >= 0) h = (h + 1) & (SC_SLOTS - 1);
+    li->slot[h] = k;
+  }
+}
+
+/* The last ply at which p stands on the line, or -1. */
+static int sc_find(const LineIndex *li, const Position *p) {
+  int best = -1;
+  for (unsigned h = (unsigned)sc_hash(p) & (SC_SLOTS - 1); li->slot[h] >= 0; h = (h + 1) & (SC_SLOTS - 1)) {
+    int k = li->slot[h];
+    if (k > best && pos_equal(&li->ps[k], p)) best = k;
+  }
+  return best;
+}
+
+/* Upper bound of the plies to mate from pos within the local search; *best the move. */
+static int sc_bound(Solver *s, const LineIndex *li, const Position *pos, int depth, Move *best) {
+  *best = MOVE_NONE;
+  int k = sc_find(li, pos);
+  int v = k >= 0 ? li->n - k : TT_LEN_INF;
+  TTProbe p;
+  probe_pos(s, pos, -1, &p);
+  if (p.pn == 0 && p.len < v) v = p.len;
+  if (depth == 0) return v;
+  bool att = pos->side == s->attacker;
+  MoveList ml;
+  if (att)
+    movegen_checks(pos, &ml);
+  else
+    movegen_evasions(pos, &ml);
+  if (!att && ml.size == 0) return 0;
+  int agg = att ? TT_LEN_INF : 0;
+  Move am = MOVE_NONE;
+  for (int i = 0; i < ml.size; i++) {
+    Position c = *pos;
+    Undo u;
+    pos_do_move(&c, ml.moves[i], &u);
+    Move dummy;
+    int cv = sc_bound(s, li, &c, depth - 1, &dummy);
+    if (cv >= TT_LEN_INF) {
+      if (att) continue;
+      agg = TT_LEN_INF; /* a defence without a bound: none here */
+      break;
+    }
+    cv += 1;
+    if (att ? cv < agg : cv > agg) agg = cv, am = ml.moves[i];
+  }
+  if (agg < v) {
+    v = agg;
+    *best = am;
+  }
+  return v;
+}
+
+static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, int cap) {
+  Color att = root->side;
+  Position *ps = malloc((size_t)(cap + 1) * sizeof *ps);
+  LineIndex *li = malloc(sizeof *li);
+  Move *tmp = malloc((size_t)cap * sizeof *tmp);
+  if (!ps || !li || !tmp) {
+    free(ps);
+    free(li);
+    free(tmp);
+    return n;
+  }
+  s->pos = *root;
+  search_begin(s, att, s->opt.futile_rule);
+  for (bool again = true; again && !s->stopped;) {
+    again = false;
+    ps[0] = *root;
+    for (int j = 0; j < n; j++) {
+      Undo u;
+      ps[j + 1] = ps[j];
+      pos_do_move(&ps[j + 1], line[j], &u);
+    }
+    sc_index(li, ps, n);
+    for (int j = 0; j + 4 < n; j++) {
+      if (ps[j].side != att) continue;
+      Move m;
+      int v = sc_bound(s, li, &ps[j], SC_DEPTH, &m);
+      if (v >= n - j || m == MOVE_NONE) continue;
+      /* follow the shortcut: the bound's moves (longest bounded defence) until the line or a proof */
+      Position q = ps[j];
+      int t = 0, k = -1;
+      bool interposed = false;
+      while (t < cap - j) {
+        Move mv;
+        int d = SC_DEPTH - t < 0 ? 0 : SC_DEPTH - t;
+        sc_bound(s, li, &q, d, &mv);
+        if (mv == MOVE_NONE) break;
+        /* a drop against a distant check may be futile: such a shortcut is left alone */
+        if (q.side != att && move_is_drop(mv) && search_distant_check(&q)) interposed = true;
+        tmp[t++] = mv;
+        Undo u;
+        pos_do_move(&q, mv, &u);
+        k = sc_find(li, &q);
+        if (k > j + t) break;
+        k = -1;
+      }
+      if (interposed) continue;
+      int tail;
+      if (k > 0) {
+        tail = n - k;
+        if (t + tail > cap - j) continue;
+        memcpy(tmp + t, line + k, (size_t)tail * sizeof *tmp);
+      } else {
+        tail = line_follow_table(s, &q, n, tmp + t, cap - j - t);
+        if (tail < 0) continue;
+      }
+      if (t + tail >= n - j || !solver_line_verify(&ps[j], tmp, t + tail, s->opt.futile_rule, NULL)) continue;
+      memcpy(line + j, tmp, (size_t)(t + tail) * sizeof *tmp);
+      if (s->opt.trace)
+        fprintf(s->opt.trace, "shortcut at ply %d: %d plies instead of %d\n", j, t + tail, n - j);
+      n = j + t + tail;
+      again = true;
+      break;
+    }
+  }
+  free(ps);
+  free(li);
+  free(tmp);
+  return n;
+}
+
 /*
  * Exact value by backward induction along a mating line (long problems, where a
  * root-level "mate within U-2?" disproof is out of reach). From the end:
@@ -266,7 +440,8 @@ static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int
  *             own exact line replace the rest).
  * Each answer reuses the table left by the answers below it, so only the
  * alternatives at each node cost a search. line[0..*n) is rewritten in place
- * (capacity cap); returns the exact length, or -1 (stopped, or a case not handled).
+ * (capacity cap), *n updated even when stopped; returns the exact length, or -1
+ * (stopped, or a case not handled).
  */
 static int line_exact_backward(Solver *s, const Position *root, Move *line, int *n, int cap, int depth) {
   Color att = root->side;
@@ -306,6 +481,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       if (k == 1) {
         int sn = line_follow_table(s, p, m, line + j, cap - j);
         int sv = sn < 0 ? -1 : line_exact_backward(s, p, line + j, &sn, cap - j, depth + 1);
+        if (sn >= 0) len = j + sn; /* line + j was rewritten */
         if (sv < 0) {
           V = -1;
           break;
@@ -360,6 +536,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
           line[j] = e;
           int sn = line_follow_table(s, &c, m, line + j + 1, cap - j - 1);
           int sv = sn < 0 ? -1 : line_exact_backward(s, &c, line + j + 1, &sn, cap - j - 1, depth + 1);
+          if (sn >= 0) len = j + 1 + sn;
           if (sv < 0 || sv + 1 <= Vj) {
             V = -1;
             break;
@@ -373,13 +550,15 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
     V = Vj;
   }
   free(ps);
-  if (V >= 0) *n = len;
+  *n = len; /* also when stopped: the line as far as it was rewritten */
   return V;
 }
 
 void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   int U = upper;
   bool exact = false;
+  Move *best = NULL; /* long problems: the shortened checked line, kept if the proof is cut short */
+  int bestn = 0;
   if (s->opt.prove_exact && U > PV_LONG) {
     /* long problem: exact value by backward induction along the first line */
     int cap = 2 * U + 4096;
@@ -390,8 +569,19 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       s->pv_cap = cap;
     }
     int n = line_follow_table(s, root, U, s->pv, s->pv_cap);
+    if (n > 0) n = line_shortcuts(s, root, s->pv, n, s->pv_cap);
+    if (n > 0 && n < U && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL) &&
+        (best = malloc((size_t)n * sizeof *best)) != NULL) {
+      memcpy(best, s->pv, (size_t)n * sizeof *best);
+      bestn = n;
+      /* a proven upper bound at the shorter length, when the table makes it cheap */
+      int m = 0;
+      if (mate_within_budget(s, root, root->side, n, 20000000, &m) == 1 && m < U) U = m;
+      if (s->opt.trace) fprintf(s->opt.trace, "line of %d plies; proven upper bound %d\n", n, U);
+    }
     int v = n < 0 ? -1 : line_exact_backward(s, root, s->pv, &n, s->pv_cap, 0);
     if (v >= 0 && v == n && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
+      free(best);
       Position e = *root;
       for (int i = 0; i < n; i++) {
         Undo u;
@@ -405,7 +595,16 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       r->komaamari = !hand_empty(e.hand[root->side]);
       return;
     }
-    /* not settled: fall through to the general way (a limit stops it soon) */
+    /* not settled: keep the line as far as it got when it is shorter and checked */
+    if (n > 0 && (!best || n < bestn) && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
+      Move *nb = realloc(best, (size_t)n * sizeof *nb);
+      if (nb) {
+        best = nb;
+        memcpy(best, s->pv, (size_t)n * sizeof *best);
+        bestn = n;
+      }
+    }
+    /* and fall through to the general way (a limit stops it soon) */
   }
   if (s->opt.prove_exact) {
     for (;;) {
@@ -431,7 +630,10 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   if (!exact && !r->stop_reason) r->stop_reason = s->stop_reason;
   if (s->pv_cap < U + 8) {
     Move *p = realloc(s->pv, (size_t)(U + 8) * sizeof *p);
-    if (!p) return;
+    if (!p) {
+      free(best);
+      return;
+    }
     s->pv = p;
     s->pv_cap = U + 8;
   }
@@ -446,6 +648,12 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
     r->exact = false;
     if (!r->stop_reason && s->opt.prove_exact) r->stop_reason = s->stop_reason;
   }
+  /* a checked line, not a main line: only when the answer is not exact anyway */
+  if (best && !r->exact && (n < 0 || bestn < n) && bestn <= s->pv_cap) {
+    memcpy(s->pv, best, (size_t)bestn * sizeof *best);
+    n = bestn;
+  }
+  free(best);
   if (n < 0) return;
   int bad = 0;
   if (!solver_line_verify(root, s->pv, n, s->opt.futile_rule, &bad)) return;
