@@ -256,40 +256,15 @@ static int line_follow_table(Solver *s, const Position *root, int U, Move *out, 
 
 static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int depth);
 
-/* "Mate within len?" with at most `budget` nodes: 1 yes (*mlen), 0 no, -1 not
- * settled within the budget (the solver is not stopped by it). */
-static int mate_within_budget(Solver *s, const Position *pos, Color att, int len, uint64_t budget, int *mlen) {
-  if (s->stopped) return -1;
-  s->pos = *pos;
-  search_begin(s, att, s->opt.futile_rule);
-  s->budget_hit = false;
-  s->probe_w1024 = 0;
-  s->budget_stop = s->nodes + budget;
-  SearchResult r;
-  for (;;) {
-    r = search_root(s, PN_INF - 1, PN_INF - 1, len);
-    if (r.pn == 0 || r.dn == 0 || s->stopped || s->budget_hit) break;
-  }
-  s->budget_stop = 0;
-  s->budget_hit = false;
-  if (r.pn == 0) {
-    *mlen = r.len;
-    return 1;
-  }
-  if (r.dn == 0 && !(r.rep && s->depth_hit)) return 0;
-  return -1;
-}
-
 /*
  * Local shortcuts of a long line before the backward induction. The first
  * proof often reaches a later position of its own line by a roundabout order
  * of moves (a detour of a few plies, each costing the problem 4 plies or so).
- * At each attacker node j a small AND/OR search of SC_DEPTH plies bounds the
+ * At each attacker node j a small AND/OR search of `depth` plies bounds the
  * plies to mate: a position of the line at ply k counts n - k, a proven table
  * entry its proof length, anything else nothing. When the bound is below the
  * n - j plies left, the line is rewritten through the shortcut.
  */
-#define SC_DEPTH 4
 #define SC_SLOTS (1u << 14)
 
 typedef struct {
@@ -360,7 +335,7 @@ static int sc_bound(Solver *s, const LineIndex *li, const Position *pos, int dep
   return v;
 }
 
-static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, int cap) {
+static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, int cap, int depth) {
   Color att = root->side;
   Position *ps = malloc((size_t)(cap + 1) * sizeof *ps);
   LineIndex *li = malloc(sizeof *li);
@@ -385,7 +360,7 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
     for (int j = 0; j + 4 < n; j++) {
       if (ps[j].side != att) continue;
       Move m;
-      int v = sc_bound(s, li, &ps[j], SC_DEPTH, &m);
+      int v = sc_bound(s, li, &ps[j], depth, &m);
       if (v >= n - j || m == MOVE_NONE) continue;
       /* follow the shortcut: the bound's moves (longest bounded defence) until the line or a proof */
       Position q = ps[j];
@@ -393,7 +368,7 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
       bool interposed = false;
       while (t < cap - j) {
         Move mv;
-        int d = SC_DEPTH - t < 0 ? 0 : SC_DEPTH - t;
+        int d = depth - t < 0 ? 0 : depth - t;
         sc_bound(s, li, &q, d, &mv);
         if (mv == MOVE_NONE) break;
         /* a drop against a distant check may be futile: such a shortcut is left alone */
@@ -569,15 +544,12 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       s->pv_cap = cap;
     }
     int n = line_follow_table(s, root, U, s->pv, s->pv_cap);
-    if (n > 0) n = line_shortcuts(s, root, s->pv, n, s->pv_cap);
+    if (n > 0) n = line_shortcuts(s, root, s->pv, n, s->pv_cap, 4);
     if (n > 0 && n < U && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL) &&
         (best = malloc((size_t)n * sizeof *best)) != NULL) {
       memcpy(best, s->pv, (size_t)n * sizeof *best);
       bestn = n;
-      /* a proven upper bound at the shorter length, when the table makes it cheap */
-      int m = 0;
-      if (mate_within_budget(s, root, root->side, n, 20000000, &m) == 1 && m < U) U = m;
-      if (s->opt.trace) fprintf(s->opt.trace, "line of %d plies; proven upper bound %d\n", n, U);
+      if (s->opt.trace) fprintf(s->opt.trace, "shortcuts: a checked line of %d plies\n", n);
     }
     int v = n < 0 ? -1 : line_exact_backward(s, root, s->pv, &n, s->pv_cap, 0);
     if (v >= 0 && v == n && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
