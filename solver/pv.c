@@ -337,6 +337,7 @@ static int sc_bound(Solver *s, const LineIndex *li, const Position *pos, int dep
 
 static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, int cap, int depth) {
   Color att = root->side;
+  if (n + 1 > (int)(SC_SLOTS / 2)) return n; /* the index holds half its slots at most */
   Position *ps = malloc((size_t)(cap + 1) * sizeof *ps);
   LineIndex *li = malloc(sizeof *li);
   Move *tmp = malloc((size_t)cap * sizeof *tmp);
