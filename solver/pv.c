@@ -23,6 +23,8 @@
 
 /* Above this first-proof length the exact length comes from backward induction. */
 #define PV_LONG 10
+/* plies at the end of a long line rebuilt as a main line (tie-breaks) by the induction */
+#define PV_TAIL 40
 
 int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen) {
   if (s->stopped) return -1;
@@ -524,6 +526,16 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       if (V < 0) break;
     }
     V = Vj;
+    /* the last plies, now of known exact value, become the main line with its
+     * tie-breaks (駒余り) once: the rest of the induction only looks before j */
+    if (depth == 0 && p->side == att && Vj == len - j && len - j >= PV_TAIL && len - j < PV_TAIL + 2) {
+      Move *tail = malloc((size_t)(Vj + 8) * sizeof *tail);
+      s->tie_budget = 64;
+      int tn = tail ? line_build(s, p, Vj, tail, Vj + 8) : -1;
+      if (tn == Vj && j + tn <= cap && solver_line_verify(p, tail, tn, s->opt.futile_rule, NULL))
+        memcpy(line + j, tail, (size_t)tn * sizeof *tail);
+      free(tail);
+    }
   }
   free(ps);
   *n = len; /* also when stopped: the line as far as it was rewritten */
