@@ -390,6 +390,8 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
         if (t + tail > cap - j) continue;
         memcpy(tmp + t, line + k, (size_t)tail * sizeof *tmp);
       } else {
+        /* from the attacker's side only: the table is keyed for that attacker */
+        if (q.side != att) continue;
         tail = line_follow_table(s, &q, n, tmp + t, cap - j - t);
         if (tail < 0) continue;
       }
