@@ -24,7 +24,9 @@ static const char SOLVE_HELP[] =
     "                     {\"result\":\"mate|nomate|unknown\",\"length\":N,\"exact\":bool,\n"
     "                      \"pv\":[\"7g7f\",...],\"nodes\":N,\"time_ms\":N}\n"
     "Text output: 'mate N' (or 'mate <=N' when N is not proven shortest), then the\n"
-    "main line in USI ('usi ...') and KIF notation ('kif ...'); 'nomate'; or\n"
+    "main line in USI ('usi ...') and KIF notation ('kif ...'); with 'mate <=N' the\n"
+    "line is a checked mate, and 'line L plies' follows when its length L differs\n"
+    "from N; 'nomate'; or\n"
     "'unknown (<limit>)'; then 'nodes N' and 'time_ms T'.\n"
     "Main line: shortest attack, longest defence, 駒余り tie-break, 無駄合 not counted\n"
     "(a drop between a ranging checker and the king is futile when capturing it with\n"
@@ -171,6 +173,8 @@ int cmd_solve(int argc, char **argv) {
         cli_print_kif_line(stdout, &pos, r.pv, r.pv_len);
         printf("\n");
         if (r.komaamari) printf("komaamari\n");
+        /* not exact: the line is a checked mate, its length may be below the proven bound */
+        if (!r.exact && r.pv_len != r.length) printf("line %d plies (a checked mating line)\n", r.pv_len);
       }
     } else if (r.status == SOLVE_NOMATE) {
       printf("nomate\n");
