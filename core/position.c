@@ -247,7 +247,6 @@ static inline void unplace(Position *pos, Square s) {
   if (piece_type(p) == KING) pos->king[piece_color(p)] = SQ_NONE;
 }
 
-
 /* Does a piece of colour c and kind t on q attack k, given the occupancy? */
 static inline bool piece_attacks_sq(Color c, PieceType t, Square q, Square k, Bitboard occ) {
   switch (t) {

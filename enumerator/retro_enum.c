@@ -952,29 +952,24 @@ static int cls_value(Cls *c, const Position *pos, int bound, int64_t *slot) {
   return v;
 }
 
+typedef struct {
+  Cls *c;
+  int R;
+} FutileTest;
+
+static bool mated_within_R(const Position *after, void *vctx) {
+  FutileTest *t = vctx;
+  return cls_value(t->c, after, t->R, NULL) >= 0;
+}
+
 /*
  * 無駄合 (solver.h): a drop on a square between a distant checker and the king
  * is futile at remaining length R when some check capturing the dropped piece
  * leads, with the piece handed back, to a position mated within R.
  */
 static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
-  Position p = *pos;
-  Undo u;
-  pos_do_move(&p, drop, &u);
-  MoveList caps;
-  movegen_checks(&p, &caps);
-  for (int i = 0; i < caps.size; i++) {
-    Move m = caps.moves[i];
-    if (move_is_drop(m) || move_to(m) != move_to(drop)) continue;
-    Position h = p;
-    Undo u2;
-    pos_do_move(&h, m, &u2);
-    PieceType t = pt_demote(piece_type(u2.captured));
-    h.hand[BLACK] = hand_sub(h.hand[BLACK], t);
-    h.hand[WHITE] = hand_add(h.hand[WHITE], t);
-    if (cls_value(c, &h, R, NULL) >= 0) return true;
-  }
-  return false;
+  FutileTest t = {c, R};
+  return solver_futile_any(pos, drop, mated_within_R, &t);
 }
 
 static bool line_leftover(Cls *c, const Position *pos, int v);
@@ -1111,13 +1106,6 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
   return left;
 }
 
-/* Two positions are the same when board, side to move and attacker hand are
- * (the defender holds the rest of the 40 pieces). */
-static bool same_position(const Position *a, const Position *b) {
-  return a->board_key == b->board_key && a->hand[BLACK] == b->hand[BLACK] &&
-         memcmp(a->board, b->board, sizeof a->board) == 0;
-}
-
 /* 非限定: the same move but for promotion, or the same piece dropped on
  * another square of the same line to the king. */
 static bool non_limiting(const Position *pos, Move m, Move alt) {
@@ -1146,7 +1134,7 @@ static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const 
   int nmv = 0;
   mv[nmv++] = move_compact(alt);
   for (int j = i + 1; j < length; j++) {
-    if (j <= nmain && same_position(&q, &main[j])) {
+    if (j <= nmain && pos_equal(&q, &main[j])) {
       uint16_t ref[RETRO_LINE_MAX];
       int nref = 0;
       for (int k = i; k < j; k += 2) ref[nref++] = move_compact(line[k]);

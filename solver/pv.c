@@ -20,6 +20,7 @@
 
 #include "movegen.h"
 #include "search.h"
+#include "solver_value.h"
 
 /* Above this first-proof length the exact length comes from backward induction. */
 #define PV_LONG 10
@@ -44,28 +45,32 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
   return -1;
 }
 
-/* The position of a futile-drop test: drop (any kind) on sq, capture with c, piece handed back. */
-bool pv_futile_square(Solver *s, const Position *pos, Color att, Square sq, Move any_drop, int R, int *err) {
-  Position p = *pos;
-  Undo u1;
-  pos_do_move(&p, any_drop, &u1);
-  MoveList caps;
-  movegen_checks(&p, &caps);
-  for (int i = 0; i < caps.size; i++) {
-    Move c = caps.moves[i];
-    if (move_is_drop(c) || move_to(c) != sq) continue;
-    Position q = p;
-    Undo u2;
-    PieceType ret;
-    search_virtual_do(&q, c, &u2, &ret);
-    int k = pv_mate_within(s, &q, att, R, NULL);
-    if (k < 0) {
-      *err = 1;
-      return false;
-    }
-    if (k == 1) return true;
-  }
-  return false;
+typedef struct {
+  Solver *s;
+  Color att;
+  int R, err;
+} FutileCtx;
+
+static bool mated_within_R(const Position *after, void *vctx) {
+  FutileCtx *c = vctx;
+  int k = pv_mate_within(c->s, after, c->att, c->R, NULL);
+  if (k < 0) c->err = 1;
+  return k != 0; /* a stopped search ends the test too */
+}
+
+bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err) {
+  FutileCtx c = {s, att, R, 0};
+  bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  if (c.err) *err = 1;
+  return f && !c.err;
+}
+
+/* After move m from pos: mated within len? (pv_mate_within's answers) */
+static int after_mate_within(Solver *s, const Position *pos, Move m, Color att, int len) {
+  Position c = *pos;
+  Undo u;
+  pos_do_move(&c, m, &u);
+  return pv_mate_within(s, &c, att, len, NULL);
 }
 
 /* Builds the main line of pos (exact length R) into out; returns its length or -1. */
@@ -115,7 +120,7 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         if (!bb_test(checked, sq)) {
           int err = 0;
           checked |= bb_sq(sq);
-          if (pv_futile_square(s, &pos, att, sq, m, R, &err)) futile_sq |= bb_sq(sq);
+          if (pv_futile_square(s, &pos, att, m, R, &err)) futile_sq |= bb_sq(sq);
           if (err) return -1;
         }
         if (bb_test(futile_sq, sq)) continue;
@@ -128,10 +133,7 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
        * is answered and the mate takes as long): those drops are the defences. */
       if (R < 2) return n;
       for (int i = 0; i < ml.size; i++) {
-        Position c = pos;
-        Undo u;
-        pos_do_move(&c, ml.moves[i], &u);
-        int k = pv_mate_within(s, &c, att, R - 1, NULL);
+        int k = after_mate_within(s, &pos, ml.moves[i], att, R - 1);
         if (k < 0) return -1;
         if (k == 1) cand[nc++] = ml.moves[i];
       }
@@ -142,10 +144,7 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
       Move longest[MAX_MOVES];
       int nl = 0;
       for (int i = 0; i < nc; i++) {
-        Position c = pos;
-        Undo u;
-        pos_do_move(&c, cand[i], &u);
-        int k = R - 3 >= 1 ? pv_mate_within(s, &c, att, R - 3, NULL) : 0;
+        int k = R - 3 >= 1 ? after_mate_within(s, &pos, cand[i], att, R - 3) : 0;
         if (k < 0) return -1;
         if (k == 0) longest[nl++] = cand[i];
       }
@@ -368,14 +367,16 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
       /* follow the shortcut: the bound's moves (longest bounded defence) until the line or a proof */
       Position q = ps[j];
       int t = 0, k = -1;
-      bool interposed = false;
       while (t < cap - j) {
         Move mv;
         int d = depth - t < 0 ? 0 : depth - t;
         sc_bound(s, li, &q, d, &mv);
         if (mv == MOVE_NONE) break;
         /* a drop against a distant check may be futile: such a shortcut is left alone */
-        if (q.side != att && move_is_drop(mv) && search_distant_check(&q)) interposed = true;
+        if (q.side != att && move_is_drop(mv) && search_distant_check(&q)) {
+          t = -1;
+          break;
+        }
         tmp[t++] = mv;
         Undo u;
         pos_do_move(&q, mv, &u);
@@ -383,7 +384,7 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
         if (k > j + t) break;
         k = -1;
       }
-      if (interposed) continue;
+      if (t < 0) continue;
       int tail;
       if (k > 0) {
         tail = n - k;
@@ -475,7 +476,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       int err = 0;
       if (fut && move_is_drop(line[j])) {
         checked |= bb_sq(move_to(line[j]));
-        if (pv_futile_square(s, p, att, move_to(line[j]), line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
+        if (pv_futile_square(s, p, att, line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
         if (err || bb_test(futile_sq, move_to(line[j]))) {
           V = -1; /* the line defends with a futile drop: not handled here */
           break;
@@ -490,7 +491,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
           Square sq = move_to(e);
           if (!bb_test(checked, sq)) {
             checked |= bb_sq(sq);
-            if (pv_futile_square(s, p, att, sq, e, Vj, &err)) futile_sq |= bb_sq(sq);
+            if (pv_futile_square(s, p, att, e, Vj, &err)) futile_sq |= bb_sq(sq);
             if (err) {
               V = -1;
               break;
@@ -547,7 +548,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
 void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   int U = upper;
   bool exact = false;
-  Move *best = NULL; /* long problems: the shortened checked line, kept if the proof is cut short */
+  Move *best = NULL; /* long problems: the checked line reached when the proof is cut short */
   int bestn = 0;
   if (s->opt.prove_exact && U > PV_LONG) {
     /* long problem: exact value by backward induction along the first line */
@@ -560,15 +561,9 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
     }
     int n = line_follow_table(s, root, U, s->pv, s->pv_cap);
     if (n > 0) n = line_shortcuts(s, root, s->pv, n, s->pv_cap, 4);
-    if (n > 0 && n < U && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL) &&
-        (best = malloc((size_t)n * sizeof *best)) != NULL) {
-      memcpy(best, s->pv, (size_t)n * sizeof *best);
-      bestn = n;
-      if (s->opt.trace) fprintf(s->opt.trace, "shortcuts: a checked line of %d plies\n", n);
-    }
+    if (s->opt.trace && n > 0) fprintf(s->opt.trace, "shortcuts: a line of %d plies\n", n);
     int v = n < 0 ? -1 : line_exact_backward(s, root, s->pv, &n, s->pv_cap, 0);
     if (v >= 0 && v == n && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
-      free(best);
       Position e = *root;
       for (int i = 0; i < n; i++) {
         Undo u;
@@ -582,14 +577,11 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       r->komaamari = !hand_empty(e.hand[root->side]);
       return;
     }
-    /* not settled: keep the line as far as it got when it is shorter and checked */
-    if (n > 0 && (!best || n < bestn) && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL)) {
-      Move *nb = realloc(best, (size_t)n * sizeof *nb);
-      if (nb) {
-        best = nb;
-        memcpy(best, s->pv, (size_t)n * sizeof *best);
-        bestn = n;
-      }
+    /* not settled: keep the line as far as it got, when it is a checked mate */
+    if (n > 0 && solver_line_verify(root, s->pv, n, s->opt.futile_rule, NULL) &&
+        (best = malloc((size_t)n * sizeof *best)) != NULL) {
+      memcpy(best, s->pv, (size_t)n * sizeof *best);
+      bestn = n;
     }
     /* and fall through to the general way (a limit stops it soon) */
   }

@@ -149,9 +149,9 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r);
 /* Bounded question on pos (attacker given; pos may be an AND node): mate within len?
  * 1 yes (*mlen = length found), 0 no, -1 stopped. */
 int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen);
-/* Is a drop on sq (any_drop: a legal drop there; defender to move in pos) futile at
- * remaining length R (solver.h)? *err is set when a limit stopped the search. */
-bool pv_futile_square(Solver *s, const Position *pos, Color att, Square sq, Move any_drop, int R, int *err);
+/* Is a drop on the square of `drop` (any legal drop there; defender to move in pos)
+ * futile at remaining length R (solver.h)? *err is set when a limit stopped the search. */
+bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err);
 /* Resets the counters, limits and stop state at the start of a public call. */
 void search_call_reset(Solver *s);
 

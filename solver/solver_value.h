@@ -28,6 +28,14 @@ int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies);
  * not in such a check. */
 Bitboard solver_drop_squares(const Position *pos);
 
+/*
+ * The positions that decide whether the drop `drop` (defender to move in pos)
+ * is futile: after each check that captures the dropped piece, with the piece
+ * handed back to the defender (defender to move). Calls test on each until it
+ * returns true; returns whether one did.
+ */
+bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx);
+
 /* Is the drop `drop` (defender to move in pos, in a distant check) futile at
  * remaining length R (solver.h's 無駄合 definition)? -1 when a limit stopped
  * the search. */

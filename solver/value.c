@@ -5,6 +5,7 @@
  */
 #include "solver_value.h"
 
+#include "movegen.h"
 #include "search.h"
 
 int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies) {
@@ -27,10 +28,28 @@ int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies) 
 
 Bitboard solver_drop_squares(const Position *pos) { return search_distant_check(pos); }
 
+bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx) {
+  Position p = *pos;
+  Undo u;
+  pos_do_move(&p, drop, &u);
+  MoveList caps;
+  movegen_checks(&p, &caps);
+  for (int i = 0; i < caps.size; i++) {
+    Move c = caps.moves[i];
+    if (move_is_drop(c) || move_to(c) != move_to(drop)) continue;
+    Position q = p;
+    Undo u2;
+    PieceType ret;
+    search_virtual_do(&q, c, &u2, &ret);
+    if (test(&q, ctx)) return true;
+  }
+  return false;
+}
+
 int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
   if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
   search_call_reset(s);
   int err = 0;
-  bool f = pv_futile_square(s, pos, attacker, move_to(drop), drop, R, &err);
+  bool f = pv_futile_square(s, pos, attacker, drop, R, &err);
   return err ? -1 : f;
 }

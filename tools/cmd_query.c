@@ -28,7 +28,7 @@ typedef struct {
   uint64_t limit, shown;
   bool count_only, json, both;
   uint64_t total;
-  uint64_t table[1024][16]; /* [length][0 = all, 1 + flag index] */
+  uint64_t table[1024][1 + DB_FLAG_NAMES_MAX]; /* [length][0 = all, 1 + flag index] */
   int rc;
   TsError err;
 } QueryCtx;
@@ -48,7 +48,7 @@ static int on_record(const TsRecord *r, void *vctx) {
     q->total += w;
     unsigned len = r->length < 1024 ? r->length : 1023;
     q->table[len][0] += w;
-    for (size_t i = 0; i < DB_FLAG_NAMES_N && i < 15; i++)
+    for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
       if (r->flags & DB_FLAG_NAMES[i].bit) q->table[len][1 + i] += w;
     return 0;
   }
@@ -136,12 +136,12 @@ int cmd_query(int argc, char **argv) {
       printf("%llu\n", (unsigned long long)q.total);
     } else {
       printf("%6s %10s", "length", "problems");
-      for (size_t i = 0; i < DB_FLAG_NAMES_N && i < 15; i++) printf(" %10s", DB_FLAG_NAMES[i].name);
+      for (size_t i = 0; i < DB_FLAG_NAMES_N; i++) printf(" %10s", DB_FLAG_NAMES[i].name);
       printf("\n");
       for (int len = 0; len < 1024; len++) {
         if (!q.table[len][0]) continue;
         printf("%6d %10llu", len, (unsigned long long)q.table[len][0]);
-        for (size_t i = 0; i < DB_FLAG_NAMES_N && i < 15; i++) printf(" %10llu", (unsigned long long)q.table[len][1 + i]);
+        for (size_t i = 0; i < DB_FLAG_NAMES_N; i++) printf(" %10llu", (unsigned long long)q.table[len][1 + i]);
         printf("\n");
       }
       printf("total %llu\n", (unsigned long long)q.total);

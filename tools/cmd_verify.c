@@ -79,6 +79,35 @@ static int rejoins(VerifyCtx *v, const Position *q, const Position *main, int j,
   return unknown ? -1 : 0;
 }
 
+/*
+ * The other check `alt` at attacker ply `ply` of the stored line (positions
+ * main[0..n]): true when it mates within the plies left and the record does
+ * not tolerate it. Refuted, tolerated and unproven alternatives are counted.
+ */
+static bool alternative_mates(VerifyCtx *v, const TsRecord *rec, const Position *main, const Move *line, int n,
+                              int ply, Move alt) {
+  Color attacker = main[0].side;
+  Position q = main[ply];
+  Undo u;
+  pos_do_move(&q, alt, &u);
+  v->alternatives++;
+  int k = check_refuted(v, &q, attacker, n - ply - 1);
+  if (k < 0) v->unproven++;
+  if (k != 0) return false;
+  if ((rec->flags & TSDB_F_HIGENTEI) && shape_non_limiting(&main[ply], line[ply], alt)) {
+    v->tolerated++;
+    return false;
+  }
+  if (rec->flags & (TSDB_F_TEJUN_ZENGO | TSDB_F_UKAI)) {
+    v->budget = 20000;
+    int j = rejoins(v, &q, main, ply + 1, n, attacker);
+    if (j > 0) v->tolerated++;
+    if (j < 0) v->unproven++;
+    if (j != 0) return false;
+  }
+  return true;
+}
+
 static int verify_one(const TsRecord *rec, void *vctx) {
   VerifyCtx *v = vctx;
   if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
@@ -112,56 +141,27 @@ static int verify_one(const TsRecord *rec, void *vctx) {
     Undo u;
     pos_do_move(&main[ply + 1], line[ply], &u);
   }
-  Position p = pos;
-  Color attacker = pos.side;
-  for (int ply = 0; ply < n; ply++) {
-    if (p.side == attacker) {
-      if (!pos_gives_check(&p, line[ply])) {
-        snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
+  for (int ply = 0; ply < n; ply += 2) {
+    if (!pos_gives_check(&main[ply], line[ply])) {
+      snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
+      report(&pos, what);
+      v->bad++;
+      return 0;
+    }
+    if (ply == n - 1) break;
+    MoveList l;
+    movegen_checks(&main[ply], &l);
+    for (int i = 0; i < l.size; i++) {
+      if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
+      if (alternative_mates(v, rec, main, line, n, ply, l.moves[i])) {
+        char mv[8];
+        usi_move_write(l.moves[i], mv);
+        snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
         report(&pos, what);
         v->bad++;
         return 0;
       }
-      if (ply < n - 1) {
-        MoveList l;
-        movegen_checks(&p, &l);
-        for (int i = 0; i < l.size; i++) {
-          if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
-          Position q = p;
-          Undo u;
-          pos_do_move(&q, l.moves[i], &u);
-          v->alternatives++;
-          int k = check_refuted(v, &q, attacker, n - ply - 1);
-          if (k == 0 && (rec->flags & TSDB_F_HIGENTEI) && shape_non_limiting(&p, line[ply], l.moves[i])) {
-            v->tolerated++;
-            continue;
-          }
-          if (k == 0 && (rec->flags & (TSDB_F_TEJUN_ZENGO | TSDB_F_UKAI))) {
-            v->budget = 20000;
-            int j = rejoins(v, &q, main, ply + 1, n, attacker);
-            if (j > 0) {
-              v->tolerated++;
-              continue;
-            }
-            if (j < 0) {
-              v->unproven++;
-              continue;
-            }
-          }
-          if (k == 0) {
-            char mv[8];
-            usi_move_write(l.moves[i], mv);
-            snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
-            report(&pos, what);
-            v->bad++;
-            return 0;
-          }
-          if (k < 0) v->unproven++;
-        }
-      }
     }
-    Undo u;
-    pos_do_move(&p, line[ply], &u);
   }
   if (!solver_line_verify(&pos, line, n, true, NULL)) {
     report(&pos, "stored main line does not end in mate");

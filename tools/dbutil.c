@@ -15,6 +15,7 @@ const DbFlagName DB_FLAG_NAMES[] = {
     {"ukai", TSDB_F_UKAI, "迂回"},               {"futile-cut", TSDB_F_FUTILE_CUT, "無駄合で手順切れ"},
 };
 const size_t DB_FLAG_NAMES_N = sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0];
+_Static_assert(sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0] <= DB_FLAG_NAMES_MAX, "DB_FLAG_NAMES_MAX too small");
 
 void dbutil_flags_format(uint32_t f, char *out, size_t n) {
   size_t k = 0;

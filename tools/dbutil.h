@@ -18,6 +18,8 @@ typedef struct {
 
 extern const DbFlagName DB_FLAG_NAMES[];
 extern const size_t DB_FLAG_NAMES_N;
+/* DB_FLAG_NAMES_N never exceeds this (checked where the table is defined). */
+#define DB_FLAG_NAMES_MAX 16
 
 /* "complete,minimal" style list of the flags set in f. */
 void dbutil_flags_format(uint32_t f, char *out, size_t n);

@@ -3,12 +3,7 @@
 # known problems carry the flags and stay complete, `verify` accepts them,
 # and --strict-alternatives makes exactly those problems incomplete.
 T="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/testlib.sh"
 
 "$T" enumerate --pieces S2P1 --db "$tmp/a.mdb" >/dev/null 2>&1 || bad "enumerate S2P1"
 "$T" enumerate --pieces S2P1 --strict-alternatives --db "$tmp/s.mdb" >/dev/null 2>&1 || bad "enumerate S2P1 --strict-alternatives"
@@ -55,5 +50,4 @@ for col in higentei tejun-zengo ukai henchou futile-cut; do
   head -1 "$tmp/c.txt" | grep -q -w -- "$col" && ok "count table has $col" || bad "count table lacks $col"
 done
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary

@@ -3,12 +3,7 @@
 # compare the database with an uninterrupted run (every record, key order).
 # Also: the exit statuses of bad enumerate/query/export/verify invocations.
 T="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/testlib.sh"
 expect_status() { # name expected command...
   name=$1; want=$2; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
@@ -70,5 +65,4 @@ expect_status "query count" 0 "$T" query --db "$tmp/ref.mdb" --moves 9 --count
 [ "$(tail -1 "$tmp/out")" = "$(grep -c '"length":9,' "$tmp/ref.txt")" ] && ok "count equals listed records" || bad "count mismatch"
 expect_status "verify clean" 0 "$T" verify --db "$tmp/ref.mdb" --moves 9
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+summary

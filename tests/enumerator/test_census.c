@@ -17,7 +17,6 @@ static void test_g1s1(void **s) { (void)s; census_check("G1S1"); }
 static void test_l1(void **s) { (void)s; census_check("L1"); }
 static void test_l2(void **s) { (void)s; census_check("L2"); }
 
-
 int main(void) {
   core_init();
   const struct CMUnitTest tests[] = {
