@@ -20,7 +20,7 @@
 /* With a rook, bishop or lance every square can matter to a mate, so the mate
  * phase places every piece everywhere: materials with ranging pieces are
  * limited to this many pieces. */
-#define MATERIAL_MAX_RANGING 3
+#define MATERIAL_MAX_RANGING 4
 
 typedef struct {
   int count[HAND_PT_NB];     /* pieces of each kind (PAWN..GOLD) */

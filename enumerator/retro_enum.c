@@ -518,9 +518,10 @@ typedef struct {
   uint16_t v;
 } KeyVal;
 
-/* The solver's value of a defender position (VAL_NONE: not mated within the bound). */
-static uint16_t solver_and_value(Retro *r, Solver *s, const Position *q) {
-  int v = solver_value(s, q, BLACK, r->opt.max_moves - 1);
+/* The solver's value of a defender position (VAL_NONE: not mated within the bound),
+ * known to be at least lo. */
+static uint16_t solver_and_value(Retro *r, Solver *s, const Position *q, int lo) {
+  int v = solver_value_above(s, q, BLACK, lo, r->opt.max_moves - 1);
   __atomic_fetch_add(&r->stats.solver_calls, 1, __ATOMIC_RELAXED);
   if (v == SOLVER_VALUE_UNKNOWN) __atomic_fetch_add(&r->stats.anomalies, 1, __ATOMIC_RELAXED);
   return v >= 0 ? (uint16_t)v : (uint16_t)VAL_NONE;
@@ -567,7 +568,7 @@ static void *seed_worker(void *arg) {
     if (i >= w->n) break;
     Position q;
     key_decode(w->keys[i], &q);
-    w->out[i] = (KeyVal){w->keys[i], solver_and_value(w->r, w->r->solvers[w->id], &q)};
+    w->out[i] = (KeyVal){w->keys[i], solver_and_value(w->r, w->r->solvers[w->id], &q, 0)};
     if (w->id == 0 && (i & 255) == 0) report(w->r, "mates", 0, i, i, w->n);
   }
   return NULL;
@@ -783,7 +784,9 @@ static void *layer_worker(void *arg) {
               w->hits++;
               continue;
             }
-            if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q))) w->rc = TS_ERR_NOMEM;
+            /* a board move leads from q to x, valued n - 1: q is at least n */
+            int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
+            if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q, lo))) w->rc = TS_ERR_NOMEM;
             continue;
           }
           int v = eval_defender(r, &q);

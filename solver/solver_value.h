@@ -23,6 +23,10 @@
  */
 int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies);
 
+/* The same when the caller knows there is no mate shorter than min_plies: a mate
+ * of exactly min_plies is returned without refuting shorter ones. */
+int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_plies, int max_plies);
+
 /* The squares between the king of the side to move and a single distant
  * ranging checker, where drops could interpose (the 無駄合 candidates); 0 when
  * not in such a check. */

@@ -9,15 +9,27 @@
 #include "search.h"
 
 int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies) {
+  return solver_value_above(s, pos, attacker, 0, max_plies);
+}
+
+int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_plies, int max_plies) {
   search_call_reset(s);
   if (max_plies > TT_LEN_INF - 2) max_plies = TT_LEN_INF - 2;
   if (max_plies < 0) return SOLVER_VALUE_NONE;
-  int m = 0;
-  int k = pv_mate_within(s, pos, attacker, max_plies, &m);
+  int m = 0, k, floor = 0;
+  if (min_plies > 0 && min_plies < max_plies) {
+    /* the tight bound first: most positions are mated in exactly min_plies */
+    k = pv_mate_within(s, pos, attacker, min_plies, &m);
+    if (k < 0) return SOLVER_VALUE_UNKNOWN;
+    if (k > 0) return m;
+    floor = min_plies + 2; /* refuted: no mate below this */
+  }
+  k = pv_mate_within(s, pos, attacker, max_plies, &m);
   if (k == 0) return SOLVER_VALUE_NONE;
   if (k < 0) return SOLVER_VALUE_UNKNOWN;
   int best = m;
-  while (best >= 2) {
+  if (best <= min_plies || best <= floor) return best; /* no shorter mate exists: nothing to refute */
+  while (best - 2 >= floor) {
     k = pv_mate_within(s, pos, attacker, best - 2, &m);
     if (k == 0) break;
     if (k < 0) return SOLVER_VALUE_UNKNOWN;
