@@ -110,8 +110,8 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
     movegen_evasions(&pos, &ml);
     if (ml.size == 0) return n;
     Bitboard fut = s->opt.futile_rule ? search_distant_check(&pos) : 0;
-    Move cand[MAX_MOVES];
-    int nc = 0;
+    Move cand[MAX_MOVES], futm[MAX_MOVES];
+    int nc = 0, nf = 0;
     Bitboard checked = 0, futile_sq = 0;
     for (int i = 0; i < ml.size; i++) {
       Move m = ml.moves[i];
@@ -123,7 +123,10 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
           if (pv_futile_square(s, &pos, att, m, R, &err)) futile_sq |= bb_sq(sq);
           if (err) return -1;
         }
-        if (bb_test(futile_sq, sq)) continue;
+        if (bb_test(futile_sq, sq)) {
+          futm[nf++] = m;
+          continue;
+        }
       }
       cand[nc++] = m;
     }
@@ -147,6 +150,19 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         int k = R - 3 >= 1 ? after_mate_within(s, &pos, cand[i], att, R - 3) : 0;
         if (k < 0) return -1;
         if (k == 0) longest[nl++] = cand[i];
+      }
+      if (nl == 0 && R >= 2) {
+        /* No real defence lasts R-1 plies, yet the node is not mated within R-2:
+         * a drop futile at R (but not at R-2) that itself lasts R-1 plies is the
+         * longest defence (the enumerator's main line takes it the same way). */
+        for (int i = 0; i < nf; i++) {
+          int k = after_mate_within(s, &pos, futm[i], att, R - 1);
+          if (k < 0) return -1;
+          if (k == 0) continue;
+          k = R - 3 >= 1 ? after_mate_within(s, &pos, futm[i], att, R - 3) : 0;
+          if (k < 0) return -1;
+          if (k == 0) longest[nl++] = futm[i];
+        }
       }
       if (nl == 0) {
         /* the length was only an upper bound here */

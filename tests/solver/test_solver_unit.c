@@ -152,6 +152,17 @@ static void test_api(void **state) {
   pos_do_move(&after, r.pv[0], &u);
   assert_int_equal(solver_value(s, &after, BLACK, 30), 4);
   assert_int_equal(solver_drop_squares(&after) != 0, 1);
+  /* after L*1c the drops on 1b are futile at the remaining 4 plies but not at 2
+   * (so no mate in 3), and the king's only move lasts 2 plies: the longest
+   * defence is a futile drop that itself lasts 3 plies (L4 enumeration) */
+  Position lp;
+  load("8k/9/6+L2/6L1+L/9/9/9/9/9 b L2r2b4g4s4n18p 1", &lp);
+  assert_int_equal(solver_solve(s, &lp, &r), TS_OK);
+  assert_int_equal(r.length, 5);
+  assert_true(r.exact);
+  assert_int_equal(r.pv_len, 5);
+  assert_string_equal(pv_text(&r, buf, sizeof buf), "L*1c G*1b 1c1b+ 1a1b G*2b");
+  assert_int_equal(solver_value(s, &lp, BLACK, 31), 5);
   /* mate in 1 only with the 無駄合 rule (antma-tsume1-003): 13 plies strictly */
   load("k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1", &pos);
   assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
