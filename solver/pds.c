@@ -168,7 +168,7 @@ SearchResult search_multipath(Solver *s, int len) {
       if (th[i].active) sum += (double)th[i].pn + (s->opt.mp_use_dn ? (double)th[i].dn : 0.0);
     double mine = (double)t->pn + (s->opt.mp_use_dn ? (double)t->dn : 0.0);
     if (mine < 1) mine = 1;
-    double budget = sum / mine * (double)base;
+    double budget = s->opt.mp_constant ? (double)base : sum / mine * (double)base;
     if (turn == 0) budget *= s->opt.mp_leader;
     if (budget < 16) budget = 16;
     if (budget > 64.0 * (double)base) budget = 64.0 * (double)base; /* one turn never monopolises */

@@ -75,11 +75,12 @@ typedef struct {
   bool prove_exact;    /* prove the length exact and build the main line (default true) */
   volatile int *stop;  /* when non-NULL and *stop != 0 the search stops soon (e.g. USI "stop") */
   /* multi-path (seed 004) parameters; solver_options_default sets the seed's best values */
-  int mp_threads;      /* pseudo-threads including the leader (3) */
+  int mp_threads;      /* pseudo-threads including the leader (2) */
   int mp_base;         /* base budget in expanded nodes per turn (1000) */
   double mp_leader;    /* leader priority: its budget is multiplied by this (1.5) */
-  double mp_tt_weight; /* weight of a table probe in the budget count (0: not counted) */
+  double mp_tt_weight; /* weight of a table probe in the budget count (0.05; 0: not counted) */
   bool mp_use_dn;      /* budget from pn + dn (eq. 3) instead of pn only (eq. 2) (true) */
+  bool mp_constant;    /* a constant budget (base) instead of eq. 2 / 3 (false) */
   /* optional progress callback (e.g. USI "info" lines); called from inside the
    * search about every progress_ms, with the nodes so far and the elapsed ms */
   void (*progress)(void *ctx, uint64_t nodes, uint64_t ms, int hashfull_permille);
@@ -147,6 +148,13 @@ int solver_hashfull(const Solver *s);
 /* Name of an algorithm ("dfpn", "pds", "multipath") and the reverse (false if unknown). */
 const char *solver_algo_name(SolverAlgo a);
 bool solver_algo_parse(const char *name, SolverAlgo *a);
+
+/*
+ * Multi-path parameters from "key=value,..." (keys: threads 1-8, base >= 1,
+ * leader > 0, tt >= 0, budget pn|pndn|const) into o; false with a message in
+ * why (naming the bad item) when the text is not valid.
+ */
+bool solver_mp_parse(const char *spec, SolverOptions *o, char *why, size_t whyn);
 
 /*
  * Checks a line under the rules: every move legal, every attacker move (even

@@ -14,7 +14,7 @@
 int cli_solve_run(Solver *s, const Position *pos, int within, SolveResult *r);
 
 static const char BENCH_HELP[] =
-    "usage: tsume bench [--hash MB] [--nodes N] [--algo A] [--exact] [--no-mate1]\n"
+    "usage: tsume bench [--hash MB] [--nodes N] [--algo A] [--mp K=V,...] [--exact] [--no-mate1]\n"
     "                   [--compare mate1|algo] [--file bench.tsv]\n"
     "Solves every problem of data/bench.tsv (the first proof; --exact also proves the\n"
     "length and builds the main line) with a fresh table of --hash MB (default 64) and\n"
@@ -23,6 +23,7 @@ static const char BENCH_HELP[] =
     "  --nodes N          node limit per problem (default 20000000)\n"
     "  --compare mate1    run with and without the 1-ply mate test; print both and the ratios\n"
     "  --compare algo     run dfpn, pds and multipath; print each and the ratios\n"
+    "  --mp K=V,...       multi-path parameters as in 'tsume solve --help'\n"
     "File format: TSV id, sfen, rule (futile|strict), expected length ('-' if unknown).\n";
 
 typedef struct {
@@ -148,6 +149,11 @@ int cmd_bench(int argc, char **argv) {
       } else {
         o.max_nodes = v;
       }
+      i++;
+    } else if (!strcmp(a, "--mp")) {
+      char why[160];
+      if (i + 1 >= argc) return cli_usage_error("bench", "--mp needs key=value,... (threads, base, leader, tt, budget)");
+      if (!solver_mp_parse(argv[i + 1], &o, why, sizeof why)) return cli_usage_error("bench", "--mp: %s", why);
       i++;
     } else if (!strcmp(a, "--algo")) {
       if (i + 1 >= argc || !solver_algo_parse(argv[i + 1], &o.algo))

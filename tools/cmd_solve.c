@@ -15,6 +15,8 @@ static const char SOLVE_HELP[] =
     "  --nodes N          stop after N nodes (default: no limit)\n"
     "  --hash MB          transposition table size (default 64)\n"
     "  --algo A           first-proof search: dfpn (default), pds, multipath\n"
+    "  --mp K=V,...       multi-path parameters (seed 004): threads (2), base (1000),\n"
+    "                     leader (1.5), tt (0.05), budget pn|pndn|const (pndn)\n"
     "  --within L         only ask: is there a mate in at most L plies?\n"
     "  --no-futile-rule   count every interposition (no 無駄合 rule)\n"
     "  --no-mate1         no 1-ply mate test at OR nodes\n"
@@ -120,6 +122,11 @@ int cmd_solve(int argc, char **argv) {
         if (v > 20000) return cli_usage_error("solve", "--within needs 0 to 20000");
         within = (int)v;
       }
+      i++;
+    } else if (!strcmp(a, "--mp")) {
+      char why[160];
+      if (i + 1 >= argc) return cli_usage_error("solve", "--mp needs key=value,... (threads, base, leader, tt, budget)");
+      if (!solver_mp_parse(argv[i + 1], &o, why, sizeof why)) return cli_usage_error("solve", "--mp: %s", why);
       i++;
     } else if (!strcmp(a, "--algo")) {
       if (i + 1 >= argc || !solver_algo_parse(argv[i + 1], &o.algo))

@@ -61,6 +61,15 @@ for a in dfpn pds multipath; do
   out=$("$T" solve --algo $a "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" | head -1)
   check "algo $a" "mate 7" "$out"
 done
+for mp in "threads=3,tt=0" "threads=4,budget=const,base=100,leader=1" "budget=pn"; do
+  out=$("$T" solve --algo multipath --mp "$mp" "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" | head -1)
+  check "multipath $mp" "mate 7" "$out"
+done
+err=$("$T" solve --algo multipath --mp "threads=9" "8k/9/9/9/9/9/9/9/9 b - 1" 2>&1 >/dev/null)
+check "bad --mp exits 2" 2 $?
+check "bad --mp names the item" "tsume solve: --mp: bad value '9' for threads" "$(echo "$err" | head -1)"
+"$T" bench --mp "speed=1" >/dev/null 2>&1
+check "bench bad --mp exits 2" 2 $?
 
 # bench on a two-problem list
 list=$(mktemp)
