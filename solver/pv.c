@@ -143,6 +143,7 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
       if (nc == 0) return n;
     }
     if (R < 2) return -1;
+    const int R0 = R;
     for (;;) {
       Move longest[MAX_MOVES];
       int nl = 0;
@@ -151,10 +152,10 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         if (k < 0) return -1;
         if (k == 0) longest[nl++] = cand[i];
       }
-      if (nl == 0 && R >= 2) {
-        /* No real defence lasts R-1 plies, yet the node is not mated within R-2:
-         * a drop futile at R (but not at R-2) that itself lasts R-1 plies is the
-         * longest defence (the enumerator's main line takes it the same way). */
+      if (nl == 0 && R == R0) {
+        /* No real defence lasts R-1 plies (the drops, futile at R, are real at
+         * R-2 and make the node last R): a futile drop that itself lasts R-1
+         * plies is the longest defence, as in the enumerator's main line. */
         for (int i = 0; i < nf; i++) {
           int k = after_mate_within(s, &pos, futm[i], att, R - 1);
           if (k < 0) return -1;
