@@ -1,0 +1,29 @@
+#!/bin/sh
+# `tsume verify` finds what is wrong: a stored length that is not the solver's,
+# and a problem marked complete that has a second mating check (余詰). The
+# records are rewritten by tamper_db in copies of a real G2P1 database.
+T="$1"
+TAMPER="$2"
+. "$(dirname "$0")/testlib.sh"
+
+"$T" enumerate --pieces G2P1 --db "$tmp/ref.mdb" --threads 1 >/dev/null 2>&1 || bad "enumerate G2P1"
+"$T" verify --db "$tmp/ref.mdb" >"$tmp/v.txt"; st=$?
+[ $st = 0 ] && grep -q ' 0 disagreements' "$tmp/v.txt" && ok "untouched database: $(cat "$tmp/v.txt")" ||
+  bad "untouched database: exit $st: $(cat "$tmp/v.txt")"
+
+for mode in length yozume; do
+  cp -r "$tmp/ref.mdb" "$tmp/$mode.mdb"
+  before=$("$TAMPER" "$tmp/$mode.mdb" $mode) || { bad "tamper_db $mode found no record"; continue; }
+  "$T" verify --db "$tmp/$mode.mdb" >"$tmp/v.txt"; st=$?
+  n=$(grep -c '^DISAGREE' "$tmp/v.txt")
+  case $mode in
+    length) want='stored length 5, solver mate 3' ;;
+    yozume) want='yozume at move' ;;
+  esac
+  if [ $st = 1 ] && [ "$n" = 1 ] && grep -q "$want" "$tmp/v.txt" && grep -q ' 1 disagreements' "$tmp/v.txt"; then
+    ok "$mode ($before): $(grep '^DISAGREE' "$tmp/v.txt")"
+  else
+    bad "$mode ($before): exit $st, $n lines: $(cat "$tmp/v.txt")"
+  fi
+done
+summary
