@@ -1,5 +1,8 @@
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "dbutil.h"
@@ -9,7 +12,7 @@
 #include "solver_value.h"
 
 static const char VERIFY_HELP[] =
-    "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N]\n"
+    "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
     "Re-solves every complete work of the database forward with the df-pn solver:\n"
     "its mate length must equal the stored one (proven exact), its stored main line\n"
     "must be legal, check at every attacker move and end in mate, and at every\n"
@@ -22,20 +25,28 @@ static const char VERIFY_HELP[] =
     "reaches the main line's position at the same ply). Each disagreement is\n"
     "printed; the exit status is 1 if there is any, 0 otherwise.\n"
     "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
-    "              hits it is counted as 'unproven', not as a disagreement\n";
+    "              hits it is counted as 'unproven', not as a disagreement\n"
+    "  --threads N worker threads, each with its own solver (default: the number of\n"
+    "              processors); disagreements are printed in key order\n";
 
+/* One worker's state: its solver, counters, and the report of the record it checks. */
 typedef struct {
   Solver *solver;
-  uint64_t limit, checked, bad, unproven, alternatives, tolerated;
+  uint64_t bad, unproven, alternatives, tolerated;
   int budget; /* solver calls left for one rejoin search */
-  int rc;
   TsError err;
+  char *msg;  /* where the record's disagreement goes ("" when none) */
+  Move line[TSDB_LINE_MAX];
+  Position main[TSDB_LINE_MAX + 1];
 } VerifyCtx;
 
-static void report(const Position *pos, const char *what) {
+#define VERIFY_MSG 400
+#define VERIFY_BATCH 2048
+
+static void report(VerifyCtx *v, const Position *pos, const char *what) {
   char sfen[SFEN_MAX];
   sfen_write(pos, sfen, sizeof sfen);
-  printf("DISAGREE %s: %s\n", sfen, what);
+  snprintf(v->msg, VERIFY_MSG, "DISAGREE %s: %s\n", sfen, what);
 }
 
 /* After the attacker's check m' (defender to move in p) with `left` plies of the
@@ -108,33 +119,31 @@ static bool alternative_mates(VerifyCtx *v, const TsRecord *rec, const Position 
   return true;
 }
 
-static int verify_one(const TsRecord *rec, void *vctx) {
-  VerifyCtx *v = vctx;
-  if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
-  if (v->limit && v->checked >= v->limit) return 1;
-  v->checked++;
+/* Checks one complete work; a disagreement is written to v->msg. */
+static void verify_one(VerifyCtx *v, const TsRecord *rec) {
+  v->msg[0] = 0;
   Position pos;
-  static Move line[TSDB_LINE_MAX];
+  Move *line = v->line;
   int n;
   if (dbutil_record_decode(rec, &pos, line, &n, &v->err)) {
-    report(&pos, v->err.msg);
+    report(v, &pos, v->err.msg);
     v->bad++;
-    return 0;
+    return;
   }
   SolveResult r;
   if (solver_solve(v->solver, &pos, &r) != TS_OK || r.status == SOLVE_UNKNOWN) {
     v->unproven++;
-    return 0;
+    return;
   }
   char what[256];
   if (r.status != SOLVE_MATE || r.length != rec->length || !r.exact) {
     snprintf(what, sizeof what, "stored length %u, solver %s %d%s", rec->length,
              r.status == SOLVE_MATE ? "mate" : "nomate", r.length, r.exact ? "" : " (upper bound)");
-    report(&pos, what);
+    report(v, &pos, what);
     v->bad++;
-    return 0;
+    return;
   }
-  static Position main[TSDB_LINE_MAX + 1];
+  Position *main = v->main;
   main[0] = pos;
   for (int ply = 0; ply < n; ply++) {
     main[ply + 1] = main[ply];
@@ -144,9 +153,9 @@ static int verify_one(const TsRecord *rec, void *vctx) {
   for (int ply = 0; ply < n; ply += 2) {
     if (!pos_gives_check(&main[ply], line[ply])) {
       snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
-      report(&pos, what);
+      report(v, &pos, what);
       v->bad++;
-      return 0;
+      return;
     }
     if (ply == n - 1) break;
     MoveList l;
@@ -157,25 +166,78 @@ static int verify_one(const TsRecord *rec, void *vctx) {
         char mv[8];
         usi_move_write(l.moves[i], mv);
         snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
-        report(&pos, what);
+        report(v, &pos, what);
         v->bad++;
-        return 0;
+        return;
       }
     }
   }
   if (!solver_line_verify(&pos, line, n, true, NULL)) {
-    report(&pos, "stored main line does not end in mate");
+    report(v, &pos, "stored main line does not end in mate");
     v->bad++;
   }
+}
+
+typedef struct {
+  const TsRecord *recs;
+  size_t n, *next;
+  char *msgs;
+  VerifyCtx *v;
+} VerifyJob;
+
+static void *verify_worker(void *arg) {
+  VerifyJob *j = arg;
+  for (;;) {
+    size_t i = __atomic_fetch_add(j->next, 1, __ATOMIC_RELAXED);
+    if (i >= j->n) break;
+    j->v->msg = j->msgs + i * VERIFY_MSG;
+    verify_one(j->v, &j->recs[i]);
+  }
+  return NULL;
+}
+
+/* The records read so far (complete works only), checked a batch at a time by
+ * the workers; reports are printed in key order after each batch. */
+typedef struct {
+  TsRecord *recs;
+  char *msgs;
+  size_t n;
+  uint64_t limit, checked;
+  int nt;
+  VerifyCtx *ctx;
+} VerifyRun;
+
+static void run_batch(VerifyRun *r) {
+  size_t next = 0;
+  VerifyJob jobs[64];
+  pthread_t th[64];
+  bool started[64] = {false};
+  for (int t = 0; t < r->nt; t++) jobs[t] = (VerifyJob){r->recs, r->n, &next, r->msgs, &r->ctx[t]};
+  for (int t = 1; t < r->nt; t++) started[t] = pthread_create(&th[t], NULL, verify_worker, &jobs[t]) == 0;
+  verify_worker(&jobs[0]); /* a thread that could not start leaves its share to this one */
+  for (int t = 1; t < r->nt; t++)
+    if (started[t]) pthread_join(th[t], NULL);
+  for (size_t i = 0; i < r->n; i++) fputs(r->msgs + i * VERIFY_MSG, stdout);
+  fflush(stdout);
+  r->n = 0;
+}
+
+static int collect(const TsRecord *rec, void *vctx) {
+  VerifyRun *r = vctx;
+  if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
+  if (r->limit && r->checked >= r->limit) return 1;
+  r->checked++;
+  r->recs[r->n++] = *rec;
+  if (r->n == VERIFY_BATCH) run_batch(r);
   return 0;
 }
 
 int cmd_verify(int argc, char **argv) {
   const char *path = NULL;
-  uint64_t moves = 0, nodes = 2000000;
+  uint64_t moves = 0, nodes = 2000000, limit = 0;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
   bool have_moves = false;
-  VerifyCtx v;
-  memset(&v, 0, sizeof v);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -188,9 +250,12 @@ int cmd_verify(int argc, char **argv) {
         return cli_usage_error("verify", "--moves needs a number from 1 to 65535");
       have_moves = true;
     } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &v.limit)) return cli_usage_error("verify", "--limit needs a number");
+      if (!cli_parse_u64(argv[++i], &limit)) return cli_usage_error("verify", "--limit needs a number");
     } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > 64)
+        return cli_usage_error("verify", "--threads needs a number from 1 to 64");
     } else {
       return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
     }
@@ -204,20 +269,38 @@ int cmd_verify(int argc, char **argv) {
   solver_options_default(&so);
   so.hash_mb = 32;
   so.max_nodes = nodes;
-  v.solver = solver_create(&so);
-  if (!v.solver) {
-    tsdb_close(db);
+  VerifyRun run = {.limit = limit, .nt = (int)threads};
+  run.recs = malloc(VERIFY_BATCH * sizeof *run.recs);
+  run.msgs = calloc(VERIFY_BATCH, VERIFY_MSG);
+  run.ctx = calloc((size_t)threads, sizeof *run.ctx);
+  bool ok = run.recs && run.msgs && run.ctx;
+  for (int t = 0; ok && t < run.nt; t++) ok = (run.ctx[t].solver = solver_create(&so)) != NULL;
+  uint64_t t0 = cli_now_ms();
+  if (ok) {
+    rc = tsdb_foreach(db, have_moves ? (int)moves : -1, collect, &run, &err);
+    if (!rc || rc == 1) run_batch(&run);
+  }
+  tsdb_close(db);
+  VerifyCtx sum;
+  memset(&sum, 0, sizeof sum);
+  for (int t = 0; run.ctx && t < run.nt; t++) {
+    sum.bad += run.ctx[t].bad;
+    sum.unproven += run.ctx[t].unproven;
+    sum.alternatives += run.ctx[t].alternatives;
+    sum.tolerated += run.ctx[t].tolerated;
+    solver_free(run.ctx[t].solver);
+  }
+  free(run.ctx);
+  free(run.msgs);
+  free(run.recs);
+  if (!ok) {
     fprintf(stderr, "tsume verify: out of memory\n");
     return 3;
   }
-  uint64_t t0 = cli_now_ms();
-  rc = tsdb_foreach(db, have_moves ? (int)moves : -1, verify_one, &v, &err);
-  solver_free(v.solver);
-  tsdb_close(db);
   if (rc && rc != 1) return cli_fail("verify", &err);
   printf("verified %llu complete works in %.1f s: %llu disagreements, %llu alternative checks refuted or "
          "mating (%llu of them tolerated: higentei, tejun-zengo, ukai), %llu solver calls unproven\n",
-         (unsigned long long)v.checked, (cli_now_ms() - t0) / 1000.0, (unsigned long long)v.bad,
-         (unsigned long long)v.alternatives, (unsigned long long)v.tolerated, (unsigned long long)v.unproven);
-  return v.bad ? 1 : 0;
+         (unsigned long long)run.checked, (cli_now_ms() - t0) / 1000.0, (unsigned long long)sum.bad,
+         (unsigned long long)sum.alternatives, (unsigned long long)sum.tolerated, (unsigned long long)sum.unproven);
+  return sum.bad ? 1 : 0;
 }

@@ -26,4 +26,12 @@ for mode in length yozume; do
     bad "$mode ($before): exit $st, $n lines: $(cat "$tmp/v.txt")"
   fi
 done
+
+# the workers split the records; the report is the same with any number of them
+cp -r "$tmp/ref.mdb" "$tmp/both.mdb"
+"$TAMPER" "$tmp/both.mdb" length >/dev/null && "$TAMPER" "$tmp/both.mdb" yozume >/dev/null || bad "tamper_db both"
+"$T" verify --db "$tmp/both.mdb" --threads 1 | sed 's/ in [0-9.]* s:/:/' >"$tmp/t1.txt"
+"$T" verify --db "$tmp/both.mdb" --threads 3 | sed 's/ in [0-9.]* s:/:/' >"$tmp/t3.txt"
+if cmp -s "$tmp/t1.txt" "$tmp/t3.txt" && [ "$(grep -c '^DISAGREE' "$tmp/t1.txt")" = 2 ]; then ok "--threads 1 and 3 report alike"
+else bad "--threads 1 and 3 differ: $(diff "$tmp/t1.txt" "$tmp/t3.txt")"; fi
 summary
