@@ -63,8 +63,10 @@ void search_keys_init(Solver *s) {
 
 uint64_t search_board_hash(const Solver *s, const Position *pos) {
   uint64_t h = pos->side == WHITE ? s->zob_side : 0;
-  for (Square q = 0; q < SQ_NB; q++)
-    if (pos->board[q]) h ^= s->zob_psq[q][pos->board[q]];
+  for (Bitboard occ = pos_occupied(pos); occ;) {
+    Square q = bb_pop(&occ);
+    h ^= s->zob_psq[q][pos->board[q]];
+  }
   return h;
 }
 
@@ -160,8 +162,10 @@ void search_begin(Solver *s, Color attacker, bool futile) {
   Position *pos = &s->pos;
   s->attacker = attacker;
   int total[HAND_PT_NB] = {0};
-  for (Square q = 0; q < SQ_NB; q++)
-    if (pos->board[q] && piece_type(pos->board[q]) != KING) total[pt_demote(piece_type(pos->board[q]))]++;
+  for (Bitboard occ = pos_occupied(pos); occ;) {
+    Square q = bb_pop(&occ);
+    if (piece_type(pos->board[q]) != KING) total[pt_demote(piece_type(pos->board[q]))]++;
+  }
   /* lengths under the 無駄合 rule and strict ones must not meet in the table */
   uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker + (s->opt.futile_rule ? 0x100u : 0u));
   for (int t = PAWN; t <= GOLD; t++) {
