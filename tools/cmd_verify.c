@@ -42,6 +42,7 @@ typedef struct {
 
 #define VERIFY_MSG 400
 #define VERIFY_BATCH 2048
+#define VERIFY_THREADS_MAX 64
 
 static void report(VerifyCtx *v, const Position *pos, const char *what) {
   char sfen[SFEN_MAX];
@@ -209,9 +210,9 @@ typedef struct {
 
 static void run_batch(VerifyRun *r) {
   size_t next = 0;
-  VerifyJob jobs[64];
-  pthread_t th[64];
-  bool started[64] = {false};
+  VerifyJob jobs[VERIFY_THREADS_MAX];
+  pthread_t th[VERIFY_THREADS_MAX];
+  bool started[VERIFY_THREADS_MAX] = {false};
   for (int t = 0; t < r->nt; t++) jobs[t] = (VerifyJob){r->recs, r->n, &next, r->msgs, &r->ctx[t]};
   for (int t = 1; t < r->nt; t++) started[t] = pthread_create(&th[t], NULL, verify_worker, &jobs[t]) == 0;
   verify_worker(&jobs[0]); /* a thread that could not start leaves its share to this one */
@@ -236,7 +237,7 @@ int cmd_verify(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, nodes = 2000000, limit = 0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
+  uint64_t threads = ncpu > VERIFY_THREADS_MAX ? VERIFY_THREADS_MAX : ncpu > 0 ? (uint64_t)ncpu : 1;
   bool have_moves = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -254,7 +255,7 @@ int cmd_verify(int argc, char **argv) {
     } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
     } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > 64)
+      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > VERIFY_THREADS_MAX)
         return cli_usage_error("verify", "--threads needs a number from 1 to 64");
     } else {
       return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
