@@ -9,6 +9,7 @@
 #include "movegen.h"
 #include "retro.h"
 #include "solver_value.h"
+#include "workers.h"
 
 /*
  * Position key, 128 bits (the defender's hand is implied: everything else):
@@ -252,23 +253,6 @@ static void report(Retro *r, const char *phase, int layer, uint64_t layer_new, u
   if (!r->opt.progress) return;
   RetroProgress p = {phase, layer, r->used, layer_new, done, total};
   r->opt.progress(&p, r->opt.progress_ctx);
-}
-
-/*
- * Runs fn on nt workers: ws points to nt worker structs of `size` bytes each,
- * filled by the caller. Worker 0 runs on the calling thread. Work is shared
- * through counters inside the workers, so if a thread cannot be created the
- * started ones do it all. Returns the number of workers that ran.
- */
-static int run_workers(int nt, void *(*fn)(void *), void *ws, size_t size) {
-  pthread_t th[64];
-  if (nt > 64) nt = 64;
-  int started = 1;
-  for (int t = 1; t < nt; t++, started++)
-    if (pthread_create(&th[t], NULL, fn, (char *)ws + (size_t)t * size) != 0) break;
-  fn(ws);
-  for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
-  return started;
 }
 
 /* ---------- mates ---------- */
@@ -594,7 +578,7 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
     uint64_t next = 0;
     for (int t = 0; t < nt; t++)
       ws[t] = (SeedWorker){.r = r, .keys = seeds, .n = u, .next = &next, .out = out, .id = t};
-    run_workers(nt, seed_worker, ws, sizeof *ws);
+    workers_run(nt, seed_worker, ws, sizeof *ws);
     for (uint64_t i = 0; i < u && !rc; i++)
       rc = record_value(r, out[i].k, out[i].v, 0, &r->frontier, &r->nf, &r->capf, found);
   }
@@ -624,7 +608,7 @@ static int gen_mates(Retro *r, TsError *err) {
       memcpy(gs[t].states, states, sizeof states);
       memcpy(gs[t].nstates, nstates, sizeof nstates);
     }
-    started = run_workers(nt, mate_worker, gs, sizeof *gs);
+    started = workers_run(nt, mate_worker, gs, sizeof *gs);
   }
   uint64_t found = 0;
   for (int t = 0; t < started && !rc; t++) {
@@ -811,7 +795,7 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   uint64_t next_chunk = 0;
   for (int t = 0; t < nt; t++)
     ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
-  int started = run_workers(nt, layer_worker, ws, sizeof *ws);
+  int started = workers_run(nt, layer_worker, ws, sizeof *ws);
   int rc = TS_OK;
   r->nn = 0;
   uint64_t hits = 0, outs = 0, used0 = r->used;
@@ -1365,7 +1349,7 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
     if (r->ranging) ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
   }
-  run_workers(nt, classify_worker, ws, sizeof *ws);
+  workers_run(nt, classify_worker, ws, sizeof *ws);
   for (int t = 0; t < nt; t++) free(ws[t].cache);
   free(ws);
   return stop;

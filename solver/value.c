@@ -16,20 +16,19 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
   search_call_reset(s);
   if (max_plies > TT_LEN_INF - 2) max_plies = TT_LEN_INF - 2;
   if (max_plies < 0) return SOLVER_VALUE_NONE;
-  int m = 0, k, lowest = 0;
-  if (min_plies > 0 && min_plies < max_plies) {
+  int m = 0, k, lowest = min_plies > 0 ? min_plies : 0; /* no mate is shorter */
+  if (lowest > 0 && lowest < max_plies) {
     /* the tight bound first: most positions are mated in exactly min_plies */
-    k = pv_mate_within(s, pos, attacker, min_plies, &m);
+    k = pv_mate_within(s, pos, attacker, lowest, &m);
     if (k < 0) return SOLVER_VALUE_UNKNOWN;
     if (k > 0) return m;
-    lowest = min_plies + 2; /* refuted: no mate below this */
+    lowest += 2;
   }
   k = pv_mate_within(s, pos, attacker, max_plies, &m);
   if (k == 0) return SOLVER_VALUE_NONE;
   if (k < 0) return SOLVER_VALUE_UNKNOWN;
   int best = m;
-  if (best <= min_plies || best <= lowest) return best; /* no shorter mate exists: nothing to refute */
-  while (best - 2 >= lowest) {
+  while (best - 2 >= lowest) { /* refute shorter mates down to the lowest possible */
     k = pv_mate_within(s, pos, attacker, best - 2, &m);
     if (k == 0) break;
     if (k < 0) return SOLVER_VALUE_UNKNOWN;

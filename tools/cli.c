@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sfen.h"
+#include "workers.h"
 #include "source.h"
 
 int cli_fail(const char *cmd, const TsError *err) {
@@ -83,4 +85,16 @@ long cli_peak_rss_kb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+int cli_default_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > WORKERS_MAX ? WORKERS_MAX : (int)n;
+}
+
+int cli_option_mp(const char *cmd, const char *value, SolverOptions *o) {
+  char why[160];
+  if (!value) return cli_usage_error(cmd, "--mp needs key=value,... (threads, base, leader, tt, budget)");
+  if (!solver_mp_parse(value, o, why, sizeof why)) return cli_usage_error(cmd, "--mp: %s", why);
+  return 0;
 }

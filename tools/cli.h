@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "position.h"
+#include "solver.h"
 
 #define TSUME_VERSION "0.1.0"
 
@@ -32,6 +33,13 @@ bool cli_parse_u64(const char *s, uint64_t *out);
  * many argv words were taken. Returns TS_OK or an error code with err filled.
  */
 int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err);
+
+/* Worker threads when --threads is not given: the processors online, at most WORKERS_MAX. */
+int cli_default_threads(void);
+
+/* The value of --mp (multi-path parameters, solver.h) into *o; 0, or 2 after a
+ * usage error printed for cmd. */
+int cli_option_mp(const char *cmd, const char *value, SolverOptions *o);
 
 /* Monotonic milliseconds. */
 uint64_t cli_now_ms(void);

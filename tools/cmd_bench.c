@@ -151,9 +151,7 @@ int cmd_bench(int argc, char **argv) {
       }
       i++;
     } else if (!strcmp(a, "--mp")) {
-      char why[160];
-      if (i + 1 >= argc) return cli_usage_error("bench", "--mp needs key=value,... (threads, base, leader, tt, budget)");
-      if (!solver_mp_parse(argv[i + 1], &o, why, sizeof why)) return cli_usage_error("bench", "--mp: %s", why);
+      if (cli_option_mp("bench", i + 1 < argc ? argv[i + 1] : NULL, &o)) return 2;
       i++;
     } else if (!strcmp(a, "--algo")) {
       if (i + 1 >= argc || !solver_algo_parse(argv[i + 1], &o.algo))

@@ -21,11 +21,10 @@ static const char ENUM_HELP[] =
     "S1N1P1, G4S4 (金銀図式), or a range on one kind such as N1-4 (each count stored).\n"
     "Each piece of the spec is on the board (either side, promoted or not where\n"
     "legal) or in the attacker's hand; every other piece (kings excepted) is in the\n"
-    "defender's hand;\n"
-    "the defender's king is on the board and the attacker has none. A problem is an\n"
-    "attacker-to-move position, defender not in check, with a mate; each mirror pair\n"
-    "is stored once. Kinds: P L N S G B R; with a ranging piece (R B L) at most 4\n"
-    "pieces. Interpositions by drops from the defender's hand are replies like any\n"
+    "defender's hand; the defender's king is on the board and the attacker has none.\n"
+    "A problem is an attacker-to-move position, defender not in check, with a mate;\n"
+    "each mirror pair is stored once. Kinds: P L N S G B R; with a ranging piece\n"
+    "(R B L) at most 4 pieces. Interpositions by drops from the defender's hand are replies like any\n"
     "other, except futile ones (無駄合, see `tsume solve --help`), which are not\n"
     "counted; positions after a drop of a piece outside the material are valued by\n"
     "the solver.\n"
@@ -203,8 +202,7 @@ static int write_sorted(Writer *w) {
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
   uint64_t max_moves = 31, batch = 20000;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
+  uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

@@ -1,8 +1,6 @@
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "dbutil.h"
@@ -10,6 +8,7 @@
 #include "sfen.h"
 #include "solver.h"
 #include "solver_value.h"
+#include "workers.h"
 
 static const char VERIFY_HELP[] =
     "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
@@ -42,7 +41,6 @@ typedef struct {
 
 #define VERIFY_MSG 400
 #define VERIFY_BATCH 2048
-#define VERIFY_THREADS_MAX 64
 
 static void report(VerifyCtx *v, const Position *pos, const char *what) {
   char sfen[SFEN_MAX];
@@ -210,14 +208,9 @@ typedef struct {
 
 static void run_batch(VerifyRun *r) {
   size_t next = 0;
-  VerifyJob jobs[VERIFY_THREADS_MAX];
-  pthread_t th[VERIFY_THREADS_MAX];
-  bool started[VERIFY_THREADS_MAX] = {false};
+  VerifyJob jobs[WORKERS_MAX];
   for (int t = 0; t < r->nt; t++) jobs[t] = (VerifyJob){r->recs, r->n, &next, r->msgs, &r->ctx[t]};
-  for (int t = 1; t < r->nt; t++) started[t] = pthread_create(&th[t], NULL, verify_worker, &jobs[t]) == 0;
-  verify_worker(&jobs[0]); /* a thread that could not start leaves its share to this one */
-  for (int t = 1; t < r->nt; t++)
-    if (started[t]) pthread_join(th[t], NULL);
+  workers_run(r->nt, verify_worker, jobs, sizeof *jobs);
   for (size_t i = 0; i < r->n; i++) fputs(r->msgs + i * VERIFY_MSG, stdout);
   fflush(stdout);
   r->n = 0;
@@ -236,8 +229,7 @@ static int collect(const TsRecord *rec, void *vctx) {
 int cmd_verify(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, nodes = 2000000, limit = 0;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  uint64_t threads = ncpu > VERIFY_THREADS_MAX ? VERIFY_THREADS_MAX : ncpu > 0 ? (uint64_t)ncpu : 1;
+  uint64_t threads = (uint64_t)cli_default_threads();
   bool have_moves = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -255,8 +247,8 @@ int cmd_verify(int argc, char **argv) {
     } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
     } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > VERIFY_THREADS_MAX)
-        return cli_usage_error("verify", "--threads needs a number from 1 to 64");
+      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > WORKERS_MAX)
+        return cli_usage_error("verify", "--threads needs a number from 1 to %d", WORKERS_MAX);
     } else {
       return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
     }
