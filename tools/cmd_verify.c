@@ -42,10 +42,12 @@ typedef struct {
 #define VERIFY_MSG 400
 #define VERIFY_BATCH 2048
 
+/* Records a disagreement of the record being checked. */
 static void report(VerifyCtx *v, const Position *pos, const char *what) {
   char sfen[SFEN_MAX];
   sfen_write(pos, sfen, sizeof sfen);
   snprintf(v->msg, VERIFY_MSG, "DISAGREE %s: %s\n", sfen, what);
+  v->bad++;
 }
 
 /* After the attacker's check m' (defender to move in p) with `left` plies of the
@@ -126,7 +128,6 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
   int n;
   if (dbutil_record_decode(rec, &pos, line, &n, &v->err)) {
     report(v, &pos, v->err.msg);
-    v->bad++;
     return;
   }
   SolveResult r;
@@ -139,7 +140,6 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     snprintf(what, sizeof what, "stored length %u, solver %s %d%s", rec->length,
              r.status == SOLVE_MATE ? "mate" : "nomate", r.length, r.exact ? "" : " (upper bound)");
     report(v, &pos, what);
-    v->bad++;
     return;
   }
   Position *main = v->main;
@@ -153,7 +153,6 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     if (!pos_gives_check(&main[ply], line[ply])) {
       snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
       report(v, &pos, what);
-      v->bad++;
       return;
     }
     if (ply == n - 1) break;
@@ -166,14 +165,12 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
         usi_move_write(l.moves[i], mv);
         snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
         report(v, &pos, what);
-        v->bad++;
         return;
       }
     }
   }
   if (!solver_line_verify(&pos, line, n, true, NULL)) {
     report(v, &pos, "stored main line does not end in mate");
-    v->bad++;
   }
 }
 
