@@ -39,14 +39,15 @@ typedef struct {
   Position main[TSDB_LINE_MAX + 1];
 } VerifyCtx;
 
-#define VERIFY_MSG 400
+#define VERIFY_WHAT 256
+#define VERIFY_MSG (SFEN_MAX + VERIFY_WHAT + 16)
 #define VERIFY_BATCH 2048
 
 /* Records a disagreement of the record being checked. */
 static void report(VerifyCtx *v, const Position *pos, const char *what) {
   char sfen[SFEN_MAX];
   sfen_write(pos, sfen, sizeof sfen);
-  snprintf(v->msg, VERIFY_MSG, "DISAGREE %s: %s\n", sfen, what);
+  snprintf(v->msg, VERIFY_MSG, "DISAGREE %s: %.*s\n", sfen, VERIFY_WHAT - 1, what);
   v->bad++;
 }
 
@@ -135,7 +136,7 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     v->unproven++;
     return;
   }
-  char what[256];
+  char what[VERIFY_WHAT];
   if (r.status != SOLVE_MATE || r.length != rec->length || !r.exact) {
     snprintf(what, sizeof what, "stored length %u, solver %s %d%s", rec->length,
              r.status == SOLVE_MATE ? "mate" : "nomate", r.length, r.exact ? "" : " (upper bound)");
