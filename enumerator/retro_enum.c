@@ -24,17 +24,30 @@
 typedef unsigned __int128 Key;
 
 #define VAL_LEN_MASK 0x03ffu
-#define VAL_LEFT_KNOWN 0x0400u
-#define VAL_LEFT 0x0800u
 /* a defender position already valued by the solver and found not mated within the bound */
 #define VAL_NONE VAL_LEN_MASK
+
+/*
+ * Extended positions (拡張局面, seed 002). The table's records each stand for
+ * several concrete positions of one value: every piece is fixed but one, the
+ * piece farthest from the defender's king (where a piece most often does not
+ * matter), which may stand on any square of a set. A record is keyed by the
+ * position without that piece (its piece code kept in the low bits) and holds
+ * the set of its squares and the value. Every concrete key belongs to exactly
+ * one (record key, square) pair, so the table is an exact map from concrete
+ * positions to values; records of one key with different values coexist.
+ */
+typedef struct {
+  Key core;    /* record key; 0 marks an empty slot */
+  uint64_t lo; /* squares 0-63 */
+  uint64_t hi; /* squares 64-80 in bits 0-16, the value in bits 48-63 */
+} XRecord;
 
 struct Retro {
   Material mat;
   RetroOptions opt;
-  Key *keys;
-  uint16_t *vals;
-  uint64_t cap, used;
+  XRecord *tab;
+  uint64_t cap, used, records; /* slots, concrete positions, records */
   RetroStats stats;
   Key *frontier, *next;
   uint64_t nf, nn, capf, capn;
@@ -115,21 +128,80 @@ static inline uint64_t key_hash(Key k) {
   return x;
 }
 
+/* Chebyshev distance between two squares. */
+static inline int sq_distance(Square a, Square b) {
+  int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
+  return df > dr ? df : dr;
+}
+
+/* The record key of concrete key k, and the square of its free piece (0 when
+ * only the king is on the board). The free piece is the farthest from the king,
+ * the later entry on a tie; its entry is removed and its piece code goes to the
+ * low bits, which entries never reach once one is removed. */
+static Key xkey_split(Key k, Square *sq) {
+  Square ks = (Square)((k >> 98) & 127);
+  int at = -1, far = -1;
+  for (int shift = 86; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e) break;
+    int d = sq_distance((Square)(e >> 5), ks);
+    if (d >= far) {
+      far = d;
+      at = shift;
+    }
+  }
+  if (at < 0) {
+    *sq = 0;
+    return k;
+  }
+  unsigned e = (unsigned)(k >> at) & 0xfff;
+  *sq = (Square)(e >> 5);
+  Key above = k & ~(((Key)1 << (at + 12)) - 1);
+  Key below = k & (((Key)1 << at) - 1);
+  return above | (below << 12) | (Key)(e & 31);
+}
+
+/* The concrete key of a record key with its free piece on sq (xkey_split's inverse). */
+static Key xkey_join(Key core, Square sq) {
+  unsigned piece = (unsigned)core & 31;
+  if (!piece) return core;
+  Key k = core & ~(Key)0xfff;
+  int shift = 86;
+  for (; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e || (Square)(e >> 5) > sq) break;
+  }
+  Key keep = k & ~(((Key)1 << (shift + 12)) - 1);
+  Key moved = (k & (((Key)1 << (shift + 12)) - 1)) >> 12;
+  return keep | moved | ((Key)(((unsigned)sq << 5) | piece) << shift);
+}
+
+static inline bool xr_has(const XRecord *x, Square sq) {
+  return sq < 64 ? (x->lo >> sq) & 1 : (x->hi >> (sq - 64)) & 1;
+}
+static inline void xr_add(XRecord *x, Square sq) {
+  if (sq < 64)
+    x->lo |= (uint64_t)1 << sq;
+  else
+    x->hi |= (uint64_t)1 << (sq - 64);
+}
+static inline uint16_t xr_value(const XRecord *x) { return (uint16_t)(x->hi >> 48); }
+
 static int table_alloc(Retro *r, uint64_t cap) {
-  r->keys = calloc(cap, sizeof *r->keys);
-  r->vals = calloc(cap, sizeof *r->vals);
-  if (!r->keys || !r->vals) return TS_ERR_NOMEM;
+  r->tab = calloc(cap, sizeof *r->tab);
+  if (!r->tab) return TS_ERR_NOMEM;
   r->cap = cap;
-  r->used = 0;
+  r->records = 0;
   return TS_OK;
 }
 
-static int64_t table_find(const Retro *r, Key k) {
-  uint64_t mask = r->cap - 1, i = key_hash(k) & mask;
-  while (r->keys[i]) {
-    if (r->keys[i] == k) return (int64_t)i;
-    i = (i + 1) & mask;
-  }
+/* The stored value of concrete key k, or -1 when absent. */
+static int table_get(const Retro *r, Key k) {
+  Square sq;
+  Key c = xkey_split(k, &sq);
+  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
+  for (; r->tab[i].core; i = (i + 1) & mask)
+    if (r->tab[i].core == c && xr_has(&r->tab[i], sq)) return xr_value(&r->tab[i]);
   return -1;
 }
 
@@ -137,43 +209,48 @@ static int table_grow(Retro *r);
 
 /* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
 static int table_insert(Retro *r, Key k, uint16_t v) {
-  if ((r->used + 1) * 10 > r->cap * 6) {
+  if ((r->records + 1) * 10 > r->cap * 6) {
     int rc = table_grow(r);
     if (rc) return -rc;
   }
-  uint64_t mask = r->cap - 1, i = key_hash(k) & mask;
-  while (r->keys[i]) {
-    if (r->keys[i] == k) return 0;
-    i = (i + 1) & mask;
+  Square sq;
+  Key c = xkey_split(k, &sq);
+  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
+  XRecord *same = NULL;
+  for (; r->tab[i].core; i = (i + 1) & mask) {
+    XRecord *x = &r->tab[i];
+    if (x->core != c) continue;
+    if (xr_has(x, sq)) return 0;
+    if (xr_value(x) == v && !same) same = x;
   }
-  r->keys[i] = k;
-  r->vals[i] = v;
+  if (!same) {
+    same = &r->tab[i];
+    *same = (XRecord){c, 0, (uint64_t)v << 48};
+    r->records++;
+  }
+  xr_add(same, sq);
   r->used++;
   return 1;
 }
 
 static int table_grow(Retro *r) {
-  Key *ok = r->keys;
-  uint16_t *ov = r->vals;
-  uint64_t oc = r->cap;
+  XRecord *old = r->tab;
+  uint64_t oc = r->cap, records = r->records;
   if (table_alloc(r, oc * 2)) {
-    free(r->keys);
-    free(r->vals);
-    r->keys = ok;
-    r->vals = ov;
+    r->tab = old;
     r->cap = oc;
+    r->records = records;
     return TS_ERR_NOMEM;
   }
+  uint64_t mask = r->cap - 1;
   for (uint64_t i = 0; i < oc; i++)
-    if (ok[i]) {
-      uint64_t mask = r->cap - 1, j = key_hash(ok[i]) & mask;
-      while (r->keys[j]) j = (j + 1) & mask;
-      r->keys[j] = ok[i];
-      r->vals[j] = ov[i];
-      r->used++;
+    if (old[i].core) {
+      uint64_t j = key_hash(old[i].core) & mask;
+      while (r->tab[j].core) j = (j + 1) & mask;
+      r->tab[j] = old[i];
     }
-  free(ok);
-  free(ov);
+  r->records = records;
+  free(old);
   return TS_OK;
 }
 
@@ -190,9 +267,7 @@ static int push_key(Key **arr, uint64_t *n, uint64_t *cap, Key k) {
 }
 
 int retro_lookup(Retro *r, const Position *pos) {
-  int64_t i = table_find(r, key_of(pos));
-  if (i < 0) return -1;
-  int v = r->vals[i] & VAL_LEN_MASK;
+  int v = table_get(r, key_of(pos));
   return v == VAL_NONE ? -1 : v;
 }
 
@@ -207,7 +282,7 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
   if (r->opt.max_moves <= 0) r->opt.max_moves = 31;
   if (r->opt.max_moves > RETRO_MAX_LEN) r->opt.max_moves = RETRO_MAX_LEN;
   r->ranging = m->count[LANCE] || m->count[BISHOP] || m->count[ROOK];
-  if (table_alloc(r, 1 << 20)) {
+  if (table_alloc(r, 1 << 16)) {
     retro_free(r);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   }
@@ -231,8 +306,7 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
 
 void retro_free(Retro *r) {
   if (!r) return;
-  free(r->keys);
-  free(r->vals);
+  free(r->tab);
   free(r->frontier);
   free(r->next);
   for (int i = 0; i <= RETRO_MAX_LEN + 1; i++) free(r->pend[i]);
@@ -668,9 +742,8 @@ static int eval_defender(Retro *r, const Position *q) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, l.moves[i], &u);
-    int64_t j = table_find(r, key_of(&p));
-    if (j < 0) return -1;
-    int v = r->vals[j] & VAL_LEN_MASK;
+    int v = table_get(r, key_of(&p));
+    if (v < 0) return -1;
     if (v > best) best = v;
   }
   return best + 1;
@@ -690,7 +763,7 @@ static bool board_replies_known(Retro *r, const Position *q) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, l.moves[i], &u);
-    if (table_find(r, key_of(&p)) < 0) return false;
+    if (table_get(r, key_of(&p)) < 0) return false;
   }
   return true;
 }
@@ -746,7 +819,7 @@ static void *layer_worker(void *arg) {
           Position p;
           retro_apply(&x, &w->ul.u[j], &p);
           Key k = key_of(&p);
-          if (table_find(r, k) >= 0) {
+          if (table_get(r, k) >= 0) {
             w->hits++;
             continue;
           }
@@ -760,7 +833,7 @@ static void *layer_worker(void *arg) {
           if (!q.checkers) continue;
           if (w->ul.u[j].captured && !within_material(r, &q)) continue;
           Key k = key_of(&q);
-          if (table_find(r, k) >= 0) continue;
+          if (table_get(r, k) >= 0) continue;
           if (r->ranging && solver_drop_squares(&q)) {
             /* drops between checker and king bring in outside pieces: the solver values it,
              * once every board reply has a known value (else it comes back at a later layer) */
@@ -868,7 +941,8 @@ int retro_run(Retro *r, TsError *err) {
   rc = run_layers(r, err);
   r->stats.ms_layers = now_ms() - t1;
   r->stats.entries = r->used;
-  r->stats.table_bytes = r->cap * (sizeof(Key) + sizeof(uint16_t));
+  r->stats.records = r->records;
+  r->stats.table_bytes = r->cap * sizeof(XRecord);
   return rc;
 }
 
@@ -908,22 +982,18 @@ static OutEntry *out_slot(Cls *c, const Position *pos) {
   return e;
 }
 
-static int value_of(Retro *r, const Position *pos, int64_t *slot) {
-  int64_t i = table_find(r, key_of(pos));
-  if (slot) *slot = i;
-  if (i < 0) return -1;
-  int v = __atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK;
+static int value_of(Retro *r, const Position *pos) {
+  int v = table_get(r, key_of(pos));
   return v == VAL_NONE ? -1 : v;
 }
 
 /* Plies to mate of any position when at most `bound` (else -1): the tables
  * inside the material, the solver outside it. */
-static int cls_value(Cls *c, const Position *pos, int bound, int64_t *slot) {
+static int cls_value(Cls *c, const Position *pos, int bound) {
   if (within_material(c->r, pos)) {
-    int v = value_of(c->r, pos, slot);
+    int v = value_of(c->r, pos);
     return v <= bound ? v : -1;
   }
-  if (slot) *slot = -1;
   if (!c->s || bound < 0) return -1;
   OutEntry *e = out_slot(c, pos);
   /* cached: an exact value, or "none within e->bound" */
@@ -946,7 +1016,7 @@ typedef struct {
 
 static bool mated_within_R(const Position *after, void *vctx) {
   FutileTest *t = vctx;
-  return cls_value(t->c, after, t->R, NULL) >= 0;
+  return cls_value(t->c, after, t->R) >= 0;
 }
 
 /*
@@ -985,7 +1055,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
     Position q = *pos;
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
-    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1, NULL);
+    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1);
     if (v >= 0) any++;
     vals[i] = v <= V - 1 ? v : -1;
     if (vals[i] >= 0) within++;
@@ -1041,8 +1111,8 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
       Undo u;
       pos_do_move(&q, m, &u);
       /* the longest: mated within R-1 but not within R-3 */
-      if (pass == 1 && cls_value(c, &q, R - 1, NULL) < 0) continue;
-      if (R >= 3 && cls_value(c, &q, R - 3, NULL) >= 0) continue;
+      if (pass == 1 && cls_value(c, &q, R - 1) < 0) continue;
+      if (R >= 3 && cls_value(c, &q, R - 3) >= 0) continue;
       if (bm == MOVE_NONE) bm = m;
       if (!line_leftover(c, &q, R - 1)) {
         if (same++ == 0) bm = m;
@@ -1054,20 +1124,10 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
 }
 
 /* Does the main line from pos (value v) end with pieces in the attacker's hand?
- * Memoised in the table for positions of the material. */
+ * Memoised in the thread's cache. */
 static bool line_leftover(Cls *c, const Position *pos, int v) {
-  int64_t slot = -1;
-  OutEntry *e = NULL;
-  if (within_material(c->r, pos)) {
-    value_of(c->r, pos, &slot);
-    if (slot >= 0) {
-      uint16_t cur = __atomic_load_n(&c->r->vals[slot], __ATOMIC_RELAXED);
-      if (cur & VAL_LEFT_KNOWN) return (cur & VAL_LEFT) != 0;
-    }
-  } else {
-    e = out_slot(c, pos);
-    if (e && e->left >= 0) return e->left != 0;
-  }
+  OutEntry *e = out_slot(c, pos);
+  if (e && e->left >= 0) return e->left != 0;
   bool left;
   Move m = MOVE_NONE;
   if (v > 0) {
@@ -1085,11 +1145,7 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
   } else {
     left = child_leftover(c, pos, m, v - 1);
   }
-  /* classification threads share this memo; both bits are set together */
-  if (slot >= 0)
-    __atomic_fetch_or(&c->r->vals[slot], (uint16_t)(VAL_LEFT_KNOWN | (left ? VAL_LEFT : 0)), __ATOMIC_RELAXED);
-  else if ((e = out_slot(c, pos)) != NULL)
-    e->left = left;
+  if ((e = out_slot(c, pos)) != NULL) e->left = left;
   return left;
 }
 
@@ -1163,7 +1219,7 @@ static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const M
     Position q = main[i];
     Undo u;
     pos_do_move(&q, m, &u);
-    if (cls_value(c, &q, length - i - 1, NULL) < 0) continue;
+    if (cls_value(c, &q, length - i - 1) < 0) continue;
     f |= alternative_kind(c, main, nmain, line, length, i, m);
   }
   return f;
@@ -1180,7 +1236,7 @@ static bool henchou_at(Cls *c, const Position *pos, int R) {
     Position q = *pos;
     Undo u;
     pos_do_move(&q, m, &u);
-    int v = R >= 3 ? cls_value(c, &q, R - 3, NULL) : -1;
+    int v = R >= 3 ? cls_value(c, &q, R - 3) : -1;
     if (v < 0 || v < R - 5) continue;
     if (dc && move_is_drop(m) && drop_futile(c, pos, m, R)) continue;
     if (!line_leftover(c, &q, v)) return true;
@@ -1251,7 +1307,7 @@ static bool is_minimal(Cls *c, const RetroProblem *pb) {
     q.hand[BLACK] = hand_sub(q.hand[BLACK], (PieceType)t);
     pos_give_remaining(&q, WHITE);
     pos_finish_setup(&q);
-    int v = value_of(r, &q, NULL);
+    int v = value_of(r, &q);
     if (v != pb->length) continue;
     RetroProblem sub;
     classify(c, &q, v, &sub);
@@ -1268,7 +1324,7 @@ static bool is_minimal(Cls *c, const RetroProblem *pb) {
     pos_give_remaining(&q, WHITE);
     pos_finish_setup(&q);
     if (q.checkers || pos_checkers_of(&q, WHITE)) continue;
-    int v = value_of(r, &q, NULL);
+    int v = value_of(r, &q);
     if (v != pb->length) continue;
     RetroProblem sub;
     classify(c, &q, v, &sub);
@@ -1315,21 +1371,24 @@ static void *classify_worker(void *arg) {
     if (begin >= r->cap || __atomic_load_n(w->stop, __ATOMIC_RELAXED)) break;
     uint64_t end = begin + LAYER_CHUNK < r->cap ? begin + LAYER_CHUNK : r->cap;
     for (uint64_t i = begin; i < end; i++) {
-      Key k = r->keys[i];
-      if (!k || ((k >> 126) & 1)) continue;
-      int len = __atomic_load_n(&r->vals[i], __ATOMIC_RELAXED) & VAL_LEN_MASK;
-      Position pos;
-      key_decode(k, &pos);
-      if (!material_is(&pos, w->count)) continue;
-      Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
-      classify(&c, &pos, len, &w->pb);
-      if (w->pb.flags & RETRO_F_COMPLETE)
-        if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
-      pthread_mutex_lock(w->lock);
-      int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
-      if (rc && !*w->stop) *w->stop = rc;
-      pthread_mutex_unlock(w->lock);
-      w->done++;
+      const XRecord *x = &r->tab[i];
+      if (!x->core || ((x->core >> 126) & 1)) continue;
+      int len = xr_value(x) & VAL_LEN_MASK;
+      for (Square sq = 0; sq < SQ_NB; sq++) {
+        if (!xr_has(x, sq)) continue;
+        Position pos;
+        key_decode(xkey_join(x->core, sq), &pos);
+        if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
+        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
+        classify(&c, &pos, len, &w->pb);
+        if (w->pb.flags & RETRO_F_COMPLETE)
+          if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
+        pthread_mutex_lock(w->lock);
+        int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
+        if (rc && !*w->stop) *w->stop = rc;
+        pthread_mutex_unlock(w->lock);
+        w->done++;
+      }
     }
     if (w->id == 0) report(r, "classify", 0, w->done, end, r->cap);
   }
@@ -1347,7 +1406,7 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
   for (int t = 0; t < nt; t++) {
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
-    if (r->ranging) ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
+    ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
   }
   workers_run(nt, classify_worker, ws, sizeof *ws);
   for (int t = 0; t < nt; t++) free(ws[t].cache);

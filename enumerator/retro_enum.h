@@ -85,7 +85,8 @@ typedef struct {
   uint64_t mates;                         /* mate positions (all sub-materials) */
   uint64_t attacker_by_len[RETRO_MAX_LEN + 1]; /* attacker-to-move entries by length, all sub-materials */
   uint64_t defender_by_len[RETRO_MAX_LEN + 1];
-  uint64_t entries;
+  uint64_t entries;     /* concrete positions in the table */
+  uint64_t records;     /* extended positions holding them */
   uint64_t table_bytes;
   uint64_t ms_mates, ms_layers;
   int last_layer;

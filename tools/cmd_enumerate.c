@@ -352,8 +352,9 @@ int cmd_enumerate(int argc, char **argv) {
     tsdb_stats(db, &ds, NULL);
     printf("time: mates %.2f s, layers %.2f s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
            st->ms_layers / 1000.0, (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
-    printf("mate positions %llu; table entries %llu (%.1f MB)\n", (unsigned long long)st->mates,
-           (unsigned long long)st->entries, st->table_bytes / 1048576.0);
+    printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB)\n",
+           (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
+           st->table_bytes / 1048576.0);
     printf("positions per layer (all sub-materials): ");
     for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++) {
       uint64_t v = (n & 1) ? st->attacker_by_len[n] : st->defender_by_len[n];
