@@ -571,7 +571,8 @@ static void *mate_worker(void *arg) {
 
 /* ---------- defender positions valued by the solver (ranging pieces) ---------- */
 
-typedef struct {
+/* packed: 18 bytes instead of 32, for the layers' new positions */
+typedef struct __attribute__((packed)) {
   Key k;
   uint16_t v;
 } KeyVal;
@@ -695,6 +696,8 @@ static int gen_mates(Retro *r, TsError *err) {
         if (push_key(&r->frontier, &r->nf, &r->capf, gs[t].out[i])) rc = TS_ERR_NOMEM;
       }
     }
+    free(gs[t].out);
+    gs[t].out = NULL;
   }
   Key *seeds = NULL;
   uint64_t nseeds = 0, capseeds = 0;
@@ -878,6 +881,8 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     outs += ws[t].nout;
     for (uint64_t i = 0; i < ws[t].nout && !rc; i++)
       rc = record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, &r->next, &r->nn, &r->capn, NULL);
+    free(ws[t].out);
+    ws[t].out = NULL;
   }
   if (defender)
     r->stats.fuzume_hits[n] = hits;
@@ -894,13 +899,20 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   for (int t = 0; t < nt; t++) free(ws[t].out);
   free(ws);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
-  Key *tmp = r->frontier;
-  uint64_t tcap = r->capf;
+  /* the new layer becomes the frontier, trimmed; the old one is freed (layers shrink) */
+  free(r->frontier);
   r->frontier = r->next;
   r->capf = r->capn;
   r->nf = r->nn;
-  r->next = tmp;
-  r->capn = tcap;
+  r->next = NULL;
+  r->capn = 0;
+  if (r->nf && r->nf < r->capf) {
+    Key *trim = realloc(r->frontier, r->nf * sizeof *trim);
+    if (trim) {
+      r->frontier = trim;
+      r->capf = r->nf;
+    }
+  }
   return TS_OK;
 }
 
