@@ -49,12 +49,10 @@ struct Retro {
   XRecord *tab;
   uint64_t cap, used, records; /* slots, concrete positions, records */
   RetroStats stats;
-  Key *frontier, *next;
-  uint64_t nf, nn, capf, capn;
-  /* ranging pieces: defender positions valued ahead of their layer, by value */
+  /* positions in the table by side to move (0 attacker, 1 defender) and value;
+   * a layer's frontier is the table's positions of one side and value */
+  uint64_t count[2][RETRO_MAX_LEN + 2];
   bool ranging;
-  Key *pend[RETRO_MAX_LEN + 2];
-  uint64_t npend[RETRO_MAX_LEN + 2], cappend[RETRO_MAX_LEN + 2];
   Solver **solvers; /* one per thread (ranging materials only) */
   int nsolvers;
 };
@@ -230,6 +228,7 @@ static int table_insert(Retro *r, Key k, uint16_t v) {
   }
   xr_add(same, sq);
   r->used++;
+  if (v <= RETRO_MAX_LEN + 1) r->count[(k >> 126) & 1][v]++;
   return 1;
 }
 
@@ -307,9 +306,6 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
 void retro_free(Retro *r) {
   if (!r) return;
   free(r->tab);
-  free(r->frontier);
-  free(r->next);
-  for (int i = 0; i <= RETRO_MAX_LEN + 1; i++) free(r->pend[i]);
   for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
   free(r->solvers);
   free(r);
@@ -586,28 +582,19 @@ static uint16_t solver_and_value(Retro *r, Solver *s, const Position *q, int lo)
   return v >= 0 ? (uint16_t)v : (uint16_t)VAL_NONE;
 }
 
-static int pend_push(Retro *r, int v, Key k) {
-  return push_key(&r->pend[v], &r->npend[v], &r->cappend[v], k);
-}
-
 /*
- * Records a defender position whose value v was found while building layer n:
- * into the layer (v == n, appended to *layer), ahead of its layer (kept until
- * layer v), or as not mated. A value below n would mean the position was
- * missed by an earlier layer; it is counted as an anomaly (the census tests
- * check there are none).
+ * Records a position whose value v was found while building layer n: in the
+ * layer (v == n), ahead of its layer (a defender position valued by the solver;
+ * it joins layer v's frontier when that comes), or as not mated. A value below
+ * n would mean the position was missed by an earlier layer; it is counted as an
+ * anomaly (the census tests check there are none).
  */
-static int record_value(Retro *r, Key k, uint16_t v, int n, Key **layer, uint64_t *nl, uint64_t *cl, uint64_t *added) {
+static int record_value(Retro *r, Key k, uint16_t v, int n, uint64_t *added) {
   int ins = table_insert(r, k, v);
   if (ins < 0) return -ins;
   if (!ins) return TS_OK;
-  if (v == n) {
-    if (added) (*added)++;
-    return push_key(layer, nl, cl, k) ? TS_ERR_NOMEM : TS_OK;
-  }
-  if (v == VAL_NONE) return TS_OK;
-  if (v > n) return pend_push(r, v, k) ? TS_ERR_NOMEM : TS_OK;
-  r->stats.anomalies++;
+  if (v == n && added) (*added)++;
+  if (v < n) r->stats.anomalies++;
   return TS_OK;
 }
 
@@ -655,7 +642,7 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
       ws[t] = (SeedWorker){.r = r, .keys = seeds, .n = u, .next = &next, .out = out, .id = t};
     workers_run(nt, seed_worker, ws, sizeof *ws);
     for (uint64_t i = 0; i < u && !rc; i++)
-      rc = record_value(r, out[i].k, out[i].v, 0, &r->frontier, &r->nf, &r->capf, found);
+      rc = record_value(r, out[i].k, out[i].v, 0, found);
   }
   free(out);
   free(ws);
@@ -691,10 +678,7 @@ static int gen_mates(Retro *r, TsError *err) {
     for (uint64_t i = 0; i < gs[t].nout && !rc; i++) {
       int ins = table_insert(r, gs[t].out[i], 0);
       if (ins < 0) rc = -ins;
-      else if (ins) {
-        found++;
-        if (push_key(&r->frontier, &r->nf, &r->capf, gs[t].out[i])) rc = TS_ERR_NOMEM;
-      }
+      else if (ins) found++;
     }
     free(gs[t].out);
     gs[t].out = NULL;
@@ -811,11 +795,17 @@ static void *layer_worker(void *arg) {
   for (;;) {
     uint64_t c = __atomic_fetch_add(w->next_chunk, 1, __ATOMIC_RELAXED);
     uint64_t begin = c * LAYER_CHUNK;
-    if (begin >= r->nf || w->rc) break;
-    uint64_t end = begin + LAYER_CHUNK < r->nf ? begin + LAYER_CHUNK : r->nf;
+    if (begin >= r->cap || w->rc) break;
+    uint64_t end = begin + LAYER_CHUNK < r->cap ? begin + LAYER_CHUNK : r->cap;
     for (uint64_t i = begin; i < end; i++) {
+      /* the frontier: positions of the previous layer (defender positions of
+       * value n-1 for an attacker layer, attacker positions of n-1 for a defender one) */
+      const XRecord *rec = &r->tab[i];
+      if (!rec->core || (int)((rec->core >> 126) & 1) == (int)w->defender || xr_value(rec) != w->n - 1) continue;
+      for (Square fsq = 0; fsq < SQ_NB; fsq++) {
+      if (!xr_has(rec, fsq)) continue;
       Position x;
-      key_decode(r->frontier[i], &x);
+      key_decode(xkey_join(rec->core, fsq), &x);
       if (!w->defender) {
         retro_generate(&x, &w->ul);
         for (int j = 0; j < w->ul.size; j++) {
@@ -857,13 +847,14 @@ static void *layer_worker(void *arg) {
           if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
         }
       }
+      }
     }
-    if (w->id == 0) report(r, "layers", w->n, w->nout, end, r->nf);
+    if (w->id == 0) report(r, "layers", w->n, w->nout, end, r->cap);
   }
   return NULL;
 }
 
-/* Runs one phase on the frontier; the new keys become the next frontier. */
+/* Runs one phase: the new positions of layer n from the frontier (layer n-1). */
 static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   LayerWorker *ws = calloc((size_t)nt, sizeof *ws);
@@ -873,14 +864,13 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
   int started = workers_run(nt, layer_worker, ws, sizeof *ws);
   int rc = TS_OK;
-  r->nn = 0;
   uint64_t hits = 0, outs = 0, used0 = r->used;
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
     hits += ws[t].hits;
     outs += ws[t].nout;
     for (uint64_t i = 0; i < ws[t].nout && !rc; i++)
-      rc = record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, &r->next, &r->nn, &r->capn, NULL);
+      rc = record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, NULL);
     free(ws[t].out);
     ws[t].out = NULL;
   }
@@ -888,38 +878,19 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     r->stats.fuzume_hits[n] = hits;
   else
     r->stats.yozume_hits[n] = hits + (outs - (r->used - used0));
-  /* defender positions valued ahead of this layer join it now */
-  if (defender && n <= RETRO_MAX_LEN + 1) {
-    for (uint64_t i = 0; i < r->npend[n] && !rc; i++)
-      if (push_key(&r->next, &r->nn, &r->capn, r->pend[n][i])) rc = TS_ERR_NOMEM;
-    free(r->pend[n]);
-    r->pend[n] = NULL;
-    r->npend[n] = r->cappend[n] = 0;
-  }
   for (int t = 0; t < nt; t++) free(ws[t].out);
   free(ws);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
-  /* the new layer becomes the frontier, trimmed; the old one is freed (layers shrink) */
-  free(r->frontier);
-  r->frontier = r->next;
-  r->capf = r->capn;
-  r->nf = r->nn;
-  r->next = NULL;
-  r->capn = 0;
-  if (r->nf && r->nf < r->capf) {
-    Key *trim = realloc(r->frontier, r->nf * sizeof *trim);
-    if (trim) {
-      r->frontier = trim;
-      r->capf = r->nf;
-    }
-  }
   return TS_OK;
 }
 
-/* Are defender positions waiting for a layer after n? */
+/* Positions of layer n (attacker positions when n is odd). */
+static uint64_t layer_size(const Retro *r, int n) { return r->count[n & 1 ? 0 : 1][n]; }
+
+/* Are defender positions valued ahead of their layer waiting for a layer after n? */
 static bool pending_after(const Retro *r, int n) {
   for (int v = n + 1; v <= RETRO_MAX_LEN + 1; v++)
-    if (r->npend[v]) return true;
+    if (r->count[1][v]) return true;
   return false;
 }
 
@@ -931,21 +902,20 @@ static int run_layers(Retro *r, TsError *err) {
     /* attacker layer n: predecessors of the defender positions of value n-1 */
     int rc = run_phase(r, n, false, kinds, err);
     if (rc) return rc;
-    r->stats.attacker_by_len[n] = r->nf;
+    r->stats.attacker_by_len[n] = layer_size(r, n);
     r->stats.last_layer = n;
-    if ((r->nf == 0 && !pending_after(r, n)) || n + 1 > r->opt.max_moves) break;
+    if ((layer_size(r, n) == 0 && !pending_after(r, n)) || n + 1 > r->opt.max_moves) break;
     /* defender layer n+1: positions all of whose replies reach known mates */
     rc = run_phase(r, n + 1, true, kinds, err);
     if (rc) return rc;
-    r->stats.defender_by_len[n + 1] = r->nf;
-    if (r->nf == 0 && !pending_after(r, n + 1)) break;
+    r->stats.defender_by_len[n + 1] = layer_size(r, n + 1);
+    if (layer_size(r, n + 1) == 0 && !pending_after(r, n + 1)) break;
   }
   return TS_OK;
 }
 
 int retro_run(Retro *r, TsError *err) {
   uint64_t t0 = now_ms();
-  r->nf = 0;
   int rc = gen_mates(r, err);
   if (rc) return rc;
   uint64_t t1 = now_ms();
