@@ -789,6 +789,52 @@ static int kv_push(LayerWorker *w, Key k, uint16_t v) {
   return TS_OK;
 }
 
+/* Un-moves from one position x of the frontier; new positions go to w->out. */
+static void layer_position(LayerWorker *w, const Position *x) {
+  Retro *r = w->r;
+  if (!w->defender) {
+    retro_generate(x, &w->ul);
+    for (int j = 0; j < w->ul.size; j++) {
+      Position p;
+      retro_apply(x, &w->ul.u[j], &p);
+      Key k = key_of(&p);
+      if (table_get(r, k) >= 0) {
+        w->hits++;
+        continue;
+      }
+      if (kv_push(w, k, (uint16_t)w->n)) w->rc = TS_ERR_NOMEM;
+    }
+    return;
+  }
+  retro_generate_kinds(x, &w->ul, w->kinds);
+  for (int j = 0; j < w->ul.size; j++) {
+    Position q;
+    retro_apply(x, &w->ul.u[j], &q);
+    if (!q.checkers) continue;
+    if (w->ul.u[j].captured && !within_material(r, &q)) continue;
+    Key k = key_of(&q);
+    if (table_get(r, k) >= 0) continue;
+    if (r->ranging && solver_drop_squares(&q)) {
+      /* drops between checker and king bring in outside pieces: the solver values it,
+       * once every board reply has a known value (else it comes back at a later layer) */
+      if (!board_replies_known(r, &q)) {
+        w->hits++;
+        continue;
+      }
+      /* a board move leads from q to x, valued n - 1: q is at least n */
+      int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
+      if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q, lo))) w->rc = TS_ERR_NOMEM;
+      continue;
+    }
+    int v = eval_defender(r, &q);
+    if (v < 0) {
+      w->hits++;
+      continue;
+    }
+    if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
+  }
+}
+
 static void *layer_worker(void *arg) {
   LayerWorker *w = arg;
   Retro *r = w->r;
@@ -802,51 +848,11 @@ static void *layer_worker(void *arg) {
        * value n-1 for an attacker layer, attacker positions of n-1 for a defender one) */
       const XRecord *rec = &r->tab[i];
       if (!rec->core || (int)((rec->core >> 126) & 1) == (int)w->defender || xr_value(rec) != w->n - 1) continue;
-      for (Square fsq = 0; fsq < SQ_NB; fsq++) {
-      if (!xr_has(rec, fsq)) continue;
-      Position x;
-      key_decode(xkey_join(rec->core, fsq), &x);
-      if (!w->defender) {
-        retro_generate(&x, &w->ul);
-        for (int j = 0; j < w->ul.size; j++) {
-          Position p;
-          retro_apply(&x, &w->ul.u[j], &p);
-          Key k = key_of(&p);
-          if (table_get(r, k) >= 0) {
-            w->hits++;
-            continue;
-          }
-          if (kv_push(w, k, (uint16_t)w->n)) w->rc = TS_ERR_NOMEM;
-        }
-      } else {
-        retro_generate_kinds(&x, &w->ul, w->kinds);
-        for (int j = 0; j < w->ul.size; j++) {
-          Position q;
-          retro_apply(&x, &w->ul.u[j], &q);
-          if (!q.checkers) continue;
-          if (w->ul.u[j].captured && !within_material(r, &q)) continue;
-          Key k = key_of(&q);
-          if (table_get(r, k) >= 0) continue;
-          if (r->ranging && solver_drop_squares(&q)) {
-            /* drops between checker and king bring in outside pieces: the solver values it,
-             * once every board reply has a known value (else it comes back at a later layer) */
-            if (!board_replies_known(r, &q)) {
-              w->hits++;
-              continue;
-            }
-            /* a board move leads from q to x, valued n - 1: q is at least n */
-            int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
-            if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q, lo))) w->rc = TS_ERR_NOMEM;
-            continue;
-          }
-          int v = eval_defender(r, &q);
-          if (v < 0) {
-            w->hits++;
-            continue;
-          }
-          if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
-        }
-      }
+      for (Square sq = 0; sq < SQ_NB; sq++) {
+        if (!xr_has(rec, sq)) continue;
+        Position x;
+        key_decode(xkey_join(rec->core, sq), &x);
+        layer_position(w, &x);
       }
     }
     if (w->id == 0) report(r, "layers", w->n, w->nout, end, r->cap);
