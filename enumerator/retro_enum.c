@@ -184,6 +184,16 @@ static inline void xr_add(XRecord *x, Square sq) {
     x->hi |= (uint64_t)1 << (sq - 64);
 }
 static inline uint16_t xr_value(const XRecord *x) { return (uint16_t)(x->hi >> 48); }
+/* Side to move of a key or record key (1: the defender). */
+static inline int key_side(Key k) { return (int)((k >> 126) & 1); }
+
+/* The squares of a record's free piece, in increasing order; returns their number. */
+static int xr_squares(const XRecord *x, Square out[SQ_NB]) {
+  int n = 0;
+  for (uint64_t b = x->lo; b; b &= b - 1) out[n++] = (Square)__builtin_ctzll(b);
+  for (uint64_t b = x->hi & 0x1ffffu; b; b &= b - 1) out[n++] = (Square)(64 + __builtin_ctzll(b));
+  return n;
+}
 
 static int table_alloc(Retro *r, uint64_t cap) {
   r->tab = calloc(cap, sizeof *r->tab);
@@ -228,7 +238,7 @@ static int table_insert(Retro *r, Key k, uint16_t v) {
   }
   xr_add(same, sq);
   r->used++;
-  if (v <= RETRO_MAX_LEN + 1) r->count[(k >> 126) & 1][v]++;
+  if (v <= RETRO_MAX_LEN + 1) r->count[key_side(k)][v]++;
   return 1;
 }
 
@@ -847,11 +857,12 @@ static void *layer_worker(void *arg) {
       /* the frontier: positions of the previous layer (defender positions of
        * value n-1 for an attacker layer, attacker positions of n-1 for a defender one) */
       const XRecord *rec = &r->tab[i];
-      if (!rec->core || (int)((rec->core >> 126) & 1) == (int)w->defender || xr_value(rec) != w->n - 1) continue;
-      for (Square sq = 0; sq < SQ_NB; sq++) {
-        if (!xr_has(rec, sq)) continue;
+      if (!rec->core || key_side(rec->core) == (int)w->defender || xr_value(rec) != w->n - 1) continue;
+      Square sqs[SQ_NB];
+      int ns = xr_squares(rec, sqs);
+      for (int k = 0; k < ns; k++) {
         Position x;
-        key_decode(xkey_join(rec->core, sq), &x);
+        key_decode(xkey_join(rec->core, sqs[k]), &x);
         layer_position(w, &x);
       }
     }
@@ -1360,12 +1371,13 @@ static void *classify_worker(void *arg) {
     uint64_t end = begin + LAYER_CHUNK < r->cap ? begin + LAYER_CHUNK : r->cap;
     for (uint64_t i = begin; i < end; i++) {
       const XRecord *x = &r->tab[i];
-      if (!x->core || ((x->core >> 126) & 1)) continue;
+      if (!x->core || key_side(x->core)) continue;
       int len = xr_value(x) & VAL_LEN_MASK;
-      for (Square sq = 0; sq < SQ_NB; sq++) {
-        if (!xr_has(x, sq)) continue;
+      Square sqs[SQ_NB];
+      int ns = xr_squares(x, sqs);
+      for (int k = 0; k < ns; k++) {
         Position pos;
-        key_decode(xkey_join(x->core, sq), &pos);
+        key_decode(xkey_join(x->core, sqs[k]), &pos);
         if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
         Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
         classify(&c, &pos, len, &w->pb);
