@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
     "                       [--strict-last-move] [--strict-alternatives]\n"
-    "                       [--resume | --force] [--stats] [--batch N]\n"
+    "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -53,7 +54,10 @@ static const char ENUM_HELP[] =
     "                      database size\n"
     "  --threads N         worker threads (default: the number of processors); the\n"
     "                      database is the same whatever the number\n"
-    "  --batch N           records per write transaction (default 20000)\n";
+    "  --batch N           records per write transaction (default 20000)\n"
+    "  --sort-mem MB       memory for sorting the records before they are written\n"
+    "                      (default 1024); beyond it sorted runs go to unlinked\n"
+    "                      files beside PATH and are merged at the end\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -93,24 +97,43 @@ static void on_progress(const RetroProgress *p, void *ctx) {
 /*
  * Problems are gathered in a byte arena, sorted by canonical key and written in
  * key order, so LMDB appends full pages (a file about a third of the size of
- * random-order writes) and a resumed run finds the same order.
+ * random-order writes) and a resumed run finds the same order. When the arena
+ * reaches --sort-mem, it is sorted and spilled as a run to an unlinked file
+ * beside the database; at the end the runs are merged, so memory stays bounded
+ * whatever the number of problems and the order is the same.
  *
  *   arena entry: key_len 1 | key key_len | length 2 | flags 4 | root_mates 1 |
  *                line_len 1 | line 2 x line_len   (host byte order)
  */
+#define ENTRY_MAX (1 + POS_CODE_MAX + 8 + 2 * 255)
+#define RUN_BUF ((size_t)1 << 20)
+
+typedef struct {
+  FILE *f;
+  char *buf;
+  uint8_t e[ENTRY_MAX];
+} Run;
+
 typedef struct {
   TsDb *db;
+  const char *path;
   TsRecord *batch;
   size_t n, cap;
-  uint64_t seen, skip, written;
+  uint64_t seen, skip, written, emitted;
   uint64_t by_len[RETRO_MAX_LEN + 1][4]; /* all, complete, minimal complete, yozume */
   uint64_t komaamari[RETRO_MAX_LEN + 1];
   uint8_t *arena;
   size_t arena_len, arena_cap;
   size_t *offs;
   size_t noffs, offs_cap;
+  size_t mem_limit; /* arena + offsets, bytes */
+  Run *runs;
+  int nruns, runs_cap;
+  uint64_t run_bytes;
   TsError err;
 } Writer;
+
+static size_t entry_size(const uint8_t *e) { return 1 + (size_t)e[0] + 8 + 2 * (size_t)e[1 + e[0] + 7]; }
 
 static int flush_batch(Writer *w) {
   if (!w->n) return TS_OK;
@@ -124,6 +147,132 @@ static int flush_batch(Writer *w) {
   return TS_OK;
 }
 
+/* The next entry in key order; the first `skip` of them are already stored. */
+static int emit(Writer *w, const uint8_t *e) {
+  if (w->emitted++ < w->skip) return TS_OK;
+  TsRecord *r = &w->batch[w->n];
+  r->key_len = e[0];
+  memcpy(r->key, e + 1, e[0]);
+  const uint8_t *t = e + 1 + e[0];
+  memcpy(&r->length, t, 2);
+  memcpy(&r->flags, t + 2, 4);
+  r->root_mates = t[6];
+  r->line_len = t[7];
+  memcpy(r->line, t + 8, 2 * (size_t)r->line_len);
+  r->ext_len = 0;
+  return ++w->n == w->cap ? flush_batch(w) : TS_OK;
+}
+
+static int entry_cmp(const uint8_t *x, const uint8_t *y) {
+  size_t n = x[0] < y[0] ? x[0] : y[0];
+  int c = memcmp(x + 1, y + 1, n);
+  return c ? c : (int)x[0] - (int)y[0];
+}
+
+static int cmp_entry(const void *a, const void *b, void *arena) {
+  return entry_cmp((const uint8_t *)arena + *(const size_t *)a, (const uint8_t *)arena + *(const size_t *)b);
+}
+
+static int run_io_error(Writer *w, const char *what) {
+  return ts_error_set(&w->err, TS_ERR_IO, "enumerate", 0, 0, "cannot %s a sort run beside %s: %s", what, w->path,
+                      strerror(errno));
+}
+
+/* Sorts the arena and writes it to a new run file, then empties the arena. */
+static int spill_run(Writer *w) {
+  if (w->nruns == w->runs_cap) {
+    int nc = w->runs_cap ? 2 * w->runs_cap : 16;
+    Run *nr = realloc(w->runs, (size_t)nc * sizeof *nr);
+    if (!nr) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+    w->runs = nr;
+    w->runs_cap = nc;
+  }
+  char name[4096];
+  snprintf(name, sizeof name, "%s.sort-XXXXXX", w->path);
+  int fd = mkstemp(name);
+  if (fd < 0) return run_io_error(w, "create");
+  unlink(name); /* freed by the system however the process ends */
+  Run *run = &w->runs[w->nruns];
+  run->f = fdopen(fd, "w+b");
+  run->buf = malloc(RUN_BUF);
+  if (!run->f || !run->buf) {
+    if (run->f) fclose(run->f);
+    else close(fd);
+    free(run->buf);
+    return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  w->nruns++;
+  setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
+  qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena);
+  for (size_t i = 0; i < w->noffs; i++) {
+    const uint8_t *e = w->arena + w->offs[i];
+    if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(w, "write");
+  }
+  if (fflush(run->f) != 0) return run_io_error(w, "write");
+  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(w, "rewind");
+  w->run_bytes += w->arena_len;
+  w->arena_len = 0;
+  w->noffs = 0;
+  return TS_OK;
+}
+
+/* 1 and the run's next entry in run->e, 0 at its end. */
+static int run_next(Writer *w, Run *run) {
+  uint8_t *e = run->e;
+  int c = getc(run->f);
+  if (c == EOF && !ferror(run->f)) return 0;
+  if (c != EOF) {
+    e[0] = (uint8_t)c;
+    if (fread(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
+      size_t ll = 2 * (size_t)e[1 + e[0] + 7];
+      if (!ll || fread(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
+    }
+  }
+  run_io_error(w, "read");
+  return -1;
+}
+
+static bool heap_less(const Writer *w, const int *h, int a, int b) {
+  return entry_cmp(w->runs[h[a]].e, w->runs[h[b]].e) < 0;
+}
+
+static void heap_down(const Writer *w, int *h, int n, int i) {
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < n && heap_less(w, h, l, m)) m = l;
+    if (l + 1 < n && heap_less(w, h, l + 1, m)) m = l + 1;
+    if (m == i) return;
+    int t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+/* Merges the runs into the database in key order. */
+static int merge_runs(Writer *w) {
+  int *h = malloc((size_t)w->nruns * sizeof *h), n = 0;
+  if (!h) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  int rc = TS_OK;
+  for (int i = 0; i < w->nruns && !rc; i++) {
+    int got = run_next(w, &w->runs[i]);
+    if (got < 0) rc = w->err.code;
+    else if (got) h[n++] = i;
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heap_down(w, h, n, i);
+  while (n && !rc) {
+    Run *run = &w->runs[h[0]];
+    rc = emit(w, run->e);
+    if (rc) break;
+    int got = run_next(w, run);
+    if (got < 0) rc = w->err.code;
+    else if (!got) h[0] = h[--n];
+    heap_down(w, h, n, 0);
+  }
+  free(h);
+  return rc ? rc : flush_batch(w);
+}
+
 static int on_problem(const RetroProblem *p, void *ctx) {
   Writer *w = ctx;
   int len = p->length;
@@ -134,8 +283,13 @@ static int on_problem(const RetroProblem *p, void *ctx) {
   if (p->flags & RETRO_F_KOMAAMARI) w->komaamari[len]++;
   w->seen++;
   size_t need = 1 + POS_CODE_MAX + 9 + 2 * (size_t)p->line_len;
+  if (w->noffs && w->arena_len + need + (w->noffs + 1) * sizeof *w->offs > w->mem_limit) {
+    int rc = spill_run(w);
+    if (rc) return rc;
+  }
   if (w->arena_len + need > w->arena_cap) {
     size_t nc = w->arena_cap ? w->arena_cap * 2 : (size_t)1 << 20;
+    if (nc > w->mem_limit && w->mem_limit > w->arena_len + need) nc = w->mem_limit;
     uint8_t *na = realloc(w->arena, nc);
     if (!na) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
     w->arena = na;
@@ -170,38 +324,39 @@ static int on_problem(const RetroProblem *p, void *ctx) {
   return 0;
 }
 
-static int cmp_entry(const void *a, const void *b, void *arena) {
-  const uint8_t *x = (const uint8_t *)arena + *(const size_t *)a, *y = (const uint8_t *)arena + *(const size_t *)b;
-  size_t n = x[0] < y[0] ? x[0] : y[0];
-  int c = memcmp(x + 1, y + 1, n);
-  return c ? c : (int)x[0] - (int)y[0];
-}
-
+/* Writes every gathered problem in key order: from memory, or by merging the runs. */
 static int write_sorted(Writer *w) {
+  if (w->nruns) {
+    int rc = w->noffs ? spill_run(w) : TS_OK;
+    free(w->arena);
+    free(w->offs);
+    w->arena = NULL;
+    w->offs = NULL;
+    w->arena_cap = w->offs_cap = 0;
+    return rc ? rc : merge_runs(w);
+  }
   qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena);
-  for (size_t i = w->skip; i < w->noffs; i++) {
-    const uint8_t *e = w->arena + w->offs[i];
-    TsRecord *r = &w->batch[w->n];
-    r->key_len = e[0];
-    memcpy(r->key, e + 1, e[0]);
-    const uint8_t *t = e + 1 + e[0];
-    memcpy(&r->length, t, 2);
-    memcpy(&r->flags, t + 2, 4);
-    r->root_mates = t[6];
-    r->line_len = t[7];
-    memcpy(r->line, t + 8, 2 * (size_t)r->line_len);
-    r->ext_len = 0;
-    if (++w->n == w->cap) {
-      int rc = flush_batch(w);
-      if (rc) return rc;
-    }
+  for (size_t i = 0; i < w->noffs; i++) {
+    int rc = emit(w, w->arena + w->offs[i]);
+    if (rc) return rc;
   }
   return flush_batch(w);
 }
 
+static void writer_free(Writer *w) {
+  for (int i = 0; i < w->nruns; i++) {
+    fclose(w->runs[i].f);
+    free(w->runs[i].buf);
+  }
+  free(w->runs);
+  free(w->batch);
+  free(w->arena);
+  free(w->offs);
+}
+
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
-  uint64_t max_moves = 31, batch = 20000;
+  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
   for (int i = 1; i < argc; i++) {
@@ -222,6 +377,9 @@ int cmd_enumerate(int argc, char **argv) {
     } else if (!strcmp(a, "--batch") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &batch) || batch < 1 || batch > 1000000)
         return cli_usage_error("enumerate", "--batch needs a number from 1 to 1000000");
+    } else if (!strcmp(a, "--sort-mem") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &sort_mb) || sort_mb < 1 || sort_mb > ((uint64_t)1 << 20))
+        return cli_usage_error("enumerate", "--sort-mem needs a number of megabytes from 1 to 1048576");
     } else if (!strcmp(a, "--resume")) {
       resume = true;
     } else if (!strcmp(a, "--stats")) {
@@ -304,6 +462,8 @@ int cmd_enumerate(int argc, char **argv) {
   Writer w;
   memset(&w, 0, sizeof w);
   w.db = db;
+  w.path = path;
+  w.mem_limit = (size_t)sort_mb << 20;
   w.cap = (size_t)batch;
   w.batch = calloc(w.cap, sizeof *w.batch);
   w.skip = skip;
@@ -330,9 +490,7 @@ int cmd_enumerate(int argc, char **argv) {
   uint64_t t2 = cli_now_ms();
   if (pr.tty) fprintf(stderr, "\n");
   if (rc) {
-    free(w.batch);
-    free(w.arena);
-    free(w.offs);
+    writer_free(&w);
     retro_free(r);
     tsdb_close(db);
     return cli_fail("enumerate", &w.err);
@@ -369,6 +527,8 @@ int cmd_enumerate(int argc, char **argv) {
     if (st->seeds || st->solver_calls)
       printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
              (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
+    if (w.nruns)
+      printf("\nsort: %d runs, %.1f MB spilled and merged", w.nruns, w.run_bytes / 1048576.0);
     printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
            ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
   }
@@ -380,9 +540,7 @@ int cmd_enumerate(int argc, char **argv) {
             (unsigned long long)st->anomalies);
     rc = 1;
   }
-  free(w.batch);
-  free(w.arena);
-  free(w.offs);
+  writer_free(&w);
   retro_free(r);
   tsdb_close(db);
   return rc;

@@ -15,19 +15,26 @@ MAT=S1N1P1
 "$T" query --db "$tmp/ref.mdb" --json >"$tmp/ref.txt" || bad "reference query"
 refn=$(wc -l <"$tmp/ref.txt")
 [ "$refn" -gt 100000 ] && ok "reference run: $refn records" || bad "reference run has $refn records"
+# a sort memory of 1 MB spills sorted runs to files and merges them
+"$T" enumerate --pieces $MAT --db "$tmp/runs.mdb" --batch 2000 --sort-mem 1 --stats >"$tmp/runs.out" 2>&1 || bad "run with --sort-mem 1"
+grep -q '^sort: [0-9]* runs' "$tmp/runs.out" && ok "--sort-mem 1 spills runs" || bad "--sort-mem 1 spilled nothing"
+"$T" query --db "$tmp/runs.mdb" --json | cmp -s - "$tmp/ref.txt" && ok "merged runs give the same database" || bad "merged runs differ"
+[ -z "$(ls "$tmp" | grep 'sort-')" ] && ok "no run file left beside the database" || bad "run files left: $(ls "$tmp")"
 
 seed=12345
 for trial in 1 2 3; do
   rm -f "$tmp/k.mdb" "$tmp/k.mdb-lock"
+  # the last trial is killed while it spills and merges sorted runs
+  sm=1024; [ $trial = 3 ] && sm=1
   kills=0
   first=1
   while :; do
     seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
-    ms=$(( 300 + seed % 4500 ))
+    ms=$(( 200 + seed % 1900 ))
     if [ $first = 1 ]; then
-      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 >/dev/null 2>&1 &
+      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 --sort-mem $sm >/dev/null 2>&1 &
     else
-      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 --resume >/dev/null 2>&1 &
+      "$T" enumerate --pieces $MAT --db "$tmp/k.mdb" --batch 2000 --sort-mem $sm --resume >/dev/null 2>&1 &
     fi
     pid=$!
     first=0
@@ -51,6 +58,7 @@ done
 expect_status "enumerate without --pieces" 2 "$T" enumerate --db "$tmp/x.mdb"
 expect_status "enumerate bad spec" 2 "$T" enumerate --pieces X4 --db "$tmp/x.mdb"
 expect_status "enumerate too many pieces with a ranging piece" 2 "$T" enumerate --pieces R1G2S2 --db "$tmp/x.mdb"
+expect_status "enumerate bad --sort-mem" 2 "$T" enumerate --pieces $MAT --db "$tmp/x.mdb" --sort-mem 0
 expect_status "enumerate onto an existing db" 2 "$T" enumerate --pieces $MAT --db "$tmp/ref.mdb"
 expect_status "resume with another material" 3 "$T" enumerate --pieces G2 --db "$tmp/ref.mdb" --resume
 printf 'not a database at all, just text\n' >"$tmp/foreign.mdb"
