@@ -319,6 +319,34 @@ static inline void do_move(Position *pos, Move m, Undo *u, bool keyed) {
   assert(pos->checkers == pos_checkers_of(pos, pos->side));
 }
 
+void pos_unmove(Position *pos, Move m, Piece captured) {
+  Color mover = color_flip(pos->side);
+  Square to = move_to(m);
+  Piece now = pos->board[to];
+  pos->board_key ^= ZOB_PSQ[to][now];
+  pos_remove(pos, to);
+  if (move_is_drop(m)) {
+    PieceType t = move_drop_type(m);
+    pos->hand[mover] = hand_add(pos->hand[mover], t);
+    pos->hand_key += ZOB_HAND[mover][t];
+  } else {
+    Square from = move_from(m);
+    Piece before = move_is_promote(m) ? (Piece)(now - PT_PROMOTE) : now;
+    pos_put(pos, from, before);
+    pos->board_key ^= ZOB_PSQ[from][before];
+    if (captured) {
+      PieceType ct = pt_demote(piece_type(captured));
+      pos_put(pos, to, captured);
+      pos->board_key ^= ZOB_PSQ[to][captured];
+      pos->hand[mover] = hand_sub(pos->hand[mover], ct);
+      pos->hand_key -= ZOB_HAND[mover][ct];
+    }
+  }
+  pos->side = mover;
+  pos->board_key ^= ZOB_SIDE;
+  pos->checkers = pos_checkers_of(pos, mover);
+}
+
 void pos_do_move(Position *pos, Move m, Undo *u) { do_move(pos, m, u, true); }
 
 void pos_do_move_unkeyed(Position *pos, Move m, Undo *u) { do_move(pos, m, u, false); }

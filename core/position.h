@@ -106,6 +106,11 @@ void pos_do_move(Position *pos, Move m, Undo *u);
  * that hash positions themselves. */
 void pos_do_move_unkeyed(Position *pos, Move m, Undo *u);
 void pos_undo_move(Position *pos, Move m, const Undo *u);
+/* Takes back m as the last move of the side not to move: the piece goes back
+ * (demoted if m promoted), `captured` (PIECE_NONE or a piece of the side to move)
+ * comes back on m's square out of the mover's hand, a drop returns to the hand.
+ * Keys and checkers are updated; retro.h lists the legal un-moves. */
+void pos_unmove(Position *pos, Move m, Piece captured);
 /* Moves the pieces of move m on the board only (board, by_color, by_type, king
  * squares); hands, keys, checkers and the side to move stay as they were. For
  * quick attack tests on the position after m; pos_unplace_move(pos, m, *captured)

@@ -10,24 +10,8 @@ static inline bool dead_on(Color c, PieceType t, Square s) {
 }
 
 void retro_apply(const Position *pos, const UnMove *u, Position *prev) {
-  Color mover = color_flip(pos->side);
-  Move m = u->move;
-  Square to = move_to(m);
   *prev = *pos;
-  Piece now = prev->board[to];
-  pos_remove(prev, to);
-  if (move_is_drop(m)) {
-    prev->hand[mover] = hand_add(prev->hand[mover], move_drop_type(m));
-  } else {
-    Piece before = move_is_promote(m) ? (Piece)(now - PT_PROMOTE) : now;
-    pos_put(prev, move_from(m), before);
-    if (u->captured) {
-      pos_put(prev, to, u->captured);
-      prev->hand[mover] = hand_sub(prev->hand[mover], pt_demote(piece_type(u->captured)));
-    }
-  }
-  prev->side = mover;
-  pos_finish_setup(prev);
+  pos_unmove(prev, u->move, u->captured);
 }
 
 /*
@@ -38,14 +22,13 @@ void retro_apply(const Position *pos, const UnMove *u, Position *prev) {
  * no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
  * the mover's king is not in check after m.
  */
-static bool prev_ok(const Position *pos, const UnMove *u) {
-  Position prev;
-  retro_apply(pos, u, &prev);
+static bool prev_ok(const Position *pos, const UnMove *u, Position *prev) {
+  retro_apply(pos, u, prev);
   Color opp = pos->side;
-  if (pos_checkers_of(&prev, opp)) return false;
+  if (pos_checkers_of(prev, opp)) return false;
   Move m = u->move;
   if (u->captured && piece_type(u->captured) == PAWN) {
-    Bitboard pawns = pos_pieces(&prev, opp, PAWN) & BB_FILE[sq_file(move_to(m))];
+    Bitboard pawns = pos_pieces(prev, opp, PAWN) & BB_FILE[sq_file(move_to(m))];
     if (bb_more_than_one(pawns)) return false;
   }
   if (move_is_drop(m) && move_drop_type(m) == PAWN) {
@@ -57,11 +40,17 @@ static bool prev_ok(const Position *pos, const UnMove *u) {
   return true;
 }
 
+static void try_add(const Position *pos, UnMoveList *l, UnMove u) {
+  if (l->size >= MAX_UNMOVES) return;
+  Position tmp, *prev = l->prev ? &l->prev[l->size] : &tmp;
+  if (prev_ok(pos, &u, prev)) l->u[l->size++] = u;
+}
+
 static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsigned kinds) {
   Color mover = color_flip(pos->side), opp = pos->side;
   Square to = move_to(m);
   UnMove u = {m, PIECE_NONE};
-  if (prev_ok(pos, &u)) l->u[l->size++] = u;
+  try_add(pos, l, u);
   if (move_is_drop(m)) return;
   Hand h = pos->hand[mover];
   for (int t = PAWN; t <= GOLD; t++) {
@@ -71,7 +60,7 @@ static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsign
       PieceType ct = pr ? pt_promote((PieceType)t) : (PieceType)t;
       if (!pr && dead_on(opp, ct, to)) continue;
       u.captured = piece_make(opp, ct);
-      if (l->size < MAX_UNMOVES && prev_ok(pos, &u)) l->u[l->size++] = u;
+      try_add(pos, l, u);
     }
   }
 }

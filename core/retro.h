@@ -26,6 +26,9 @@ typedef struct {
 typedef struct {
   UnMove u[MAX_UNMOVES];
   int size;
+  /* NULL, or MAX_UNMOVES positions: prev[i] then receives the predecessor by
+   * u[i], as retro_apply would give it (set by the caller; generation keeps it) */
+  Position *prev;
 } UnMoveList;
 
 /* Every un-move of the side that just moved (color_flip(pos->side)). */

@@ -805,9 +805,7 @@ static void layer_position(LayerWorker *w, const Position *x) {
   if (!w->defender) {
     retro_generate(x, &w->ul);
     for (int j = 0; j < w->ul.size; j++) {
-      Position p;
-      retro_apply(x, &w->ul.u[j], &p);
-      Key k = key_of(&p);
+      Key k = key_of(&w->ul.prev[j]);
       if (table_get(r, k) >= 0) {
         w->hits++;
         continue;
@@ -818,25 +816,24 @@ static void layer_position(LayerWorker *w, const Position *x) {
   }
   retro_generate_kinds(x, &w->ul, w->kinds);
   for (int j = 0; j < w->ul.size; j++) {
-    Position q;
-    retro_apply(x, &w->ul.u[j], &q);
-    if (!q.checkers) continue;
-    if (w->ul.u[j].captured && !within_material(r, &q)) continue;
-    Key k = key_of(&q);
+    const Position *q = &w->ul.prev[j];
+    if (!q->checkers) continue;
+    if (w->ul.u[j].captured && !within_material(r, q)) continue;
+    Key k = key_of(q);
     if (table_get(r, k) >= 0) continue;
-    if (r->ranging && solver_drop_squares(&q)) {
+    if (r->ranging && solver_drop_squares(q)) {
       /* drops between checker and king bring in outside pieces: the solver values it,
        * once every board reply has a known value (else it comes back at a later layer) */
-      if (!board_replies_known(r, &q)) {
+      if (!board_replies_known(r, q)) {
         w->hits++;
         continue;
       }
       /* a board move leads from q to x, valued n - 1: q is at least n */
       int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
-      if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], &q, lo))) w->rc = TS_ERR_NOMEM;
+      if (kv_push(w, k, solver_and_value(r, r->solvers[w->id], q, lo))) w->rc = TS_ERR_NOMEM;
       continue;
     }
-    int v = eval_defender(r, &q);
+    int v = eval_defender(r, q);
     if (v < 0) {
       w->hits++;
       continue;
@@ -877,10 +874,13 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   LayerWorker *ws = calloc((size_t)nt, sizeof *ws);
   if (!ws) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
   uint64_t next_chunk = 0;
-  for (int t = 0; t < nt; t++)
-    ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
-  int started = workers_run(nt, layer_worker, ws, sizeof *ws);
   int rc = TS_OK;
+  for (int t = 0; t < nt; t++) {
+    ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
+    ws[t].ul.prev = malloc(MAX_UNMOVES * sizeof *ws[t].ul.prev);
+    if (!ws[t].ul.prev) rc = TS_ERR_NOMEM;
+  }
+  int started = rc ? 0 : workers_run(nt, layer_worker, ws, sizeof *ws);
   uint64_t hits = 0, outs = 0, used0 = r->used;
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
@@ -895,7 +895,10 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     r->stats.fuzume_hits[n] = hits;
   else
     r->stats.yozume_hits[n] = hits + (outs - (r->used - used0));
-  for (int t = 0; t < nt; t++) free(ws[t].out);
+  for (int t = 0; t < nt; t++) {
+    free(ws[t].out);
+    free(ws[t].ul.prev);
+  }
   free(ws);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
   return TS_OK;
