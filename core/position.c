@@ -155,8 +155,8 @@ void pos_finish_setup(Position *pos) {
 
 void pos_give_remaining(Position *pos, Color c) {
   int used[PT_NB] = {0};
-  for (Square s = 0; s < SQ_NB; s++)
-    if (pos->board[s]) used[pt_demote(piece_type(pos->board[s]))]++;
+  Bitboard occ = pos_occupied(pos);
+  while (occ) used[pt_demote(piece_type(pos->board[bb_pop(&occ)]))]++;
   Color o = color_flip(c);
   Hand h = 0;
   for (int t = PAWN; t <= GOLD; t++) {

@@ -79,25 +79,26 @@ static Key key_plain(const Position *pos) {
 static Key key_mirror(const Position *pos) {
   Key k = ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) |
           ((Key)sq_mirror(pos->king[WHITE]) << 98);
-  unsigned e[SQ_NB];
-  int n = 0;
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
-  while (occ) {
-    Square s = bb_pop(&occ);
-    unsigned v = ((unsigned)sq_mirror(s) << 5) | pos->board[s];
-    int j = n++;
-    while (j > 0 && e[j - 1] > v) {
-      e[j] = e[j - 1];
-      j--;
-    }
-    e[j] = v;
-  }
   int shift = 86;
-  for (int i = 0; i < n; i++, shift -= 12) k |= (Key)e[i] << shift;
+  /* mirrored squares ascend as the files descend (ranks ascending within a file) */
+  for (int f = 9; f >= 1 && occ; f--) {
+    unsigned bits = (unsigned)(occ >> (9 * (f - 1))) & 0x1ff;
+    while (bits) {
+      Square s = sq_make(f, __builtin_ctz(bits) + 1);
+      bits &= bits - 1;
+      k |= (Key)(((unsigned)sq_mirror(s) << 5) | pos->board[s]) << shift;
+      shift -= 12;
+    }
+  }
   return k;
 }
 
+/* The smaller of the two: the king's square decides unless the king is on the 5th file. */
 static Key key_of(const Position *pos) {
+  Square k = pos->king[WHITE], m = sq_mirror(k);
+  if (k < m) return key_plain(pos);
+  if (k > m) return key_mirror(pos);
   Key a = key_plain(pos), b = key_mirror(pos);
   return a < b ? a : b;
 }
@@ -415,18 +416,19 @@ static bool nifu(const Position *pos) {
   return false;
 }
 
-/* Mate test for positions without ranging pieces: no king escape, and a
- * double check or a checker no defender piece can take. */
+/* Mate test for positions without ranging pieces: the king in check with no
+ * escape, and a double check or a checker no defender piece can take. Without
+ * ranging pieces the attacker's squares do not depend on the occupancy. */
 static bool fast_mate(const Position *pos, Square k) {
+  Bitboard att = 0, black = pos->by_color[BLACK];
+  while (black) {
+    Square s = bb_pop(&black);
+    PieceType t = piece_type(pos->board[s]);
+    att |= STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][s];
+  }
+  if (!bb_test(att, k) || (STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~att)) return false;
   Bitboard occ = pos_occupied(pos);
   Bitboard checkers = pos_attackers_to(pos, k, BLACK, occ);
-  if (!checkers) return false;
-  Bitboard esc = STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE];
-  Bitboard occk = occ & ~BB_SQ[k];
-  while (esc) {
-    Square e = bb_pop(&esc);
-    if (!pos_attackers_to(pos, e, BLACK, occk)) return false;
-  }
   if (bb_more_than_one(checkers)) return true;
   Square c = bb_lsb(checkers);
   return (pos_attackers_to(pos, c, WHITE, occ) & ~BB_SQ[k]) == 0;
