@@ -59,48 +59,109 @@ struct Retro {
 
 /* ---------- keys ---------- */
 
-static Key key_head(const Position *pos) {
-  return ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) |
-         ((Key)pos->king[WHITE] << 98);
-}
-
-static Key key_plain(const Position *pos) {
-  Key k = key_head(pos);
-  int shift = 86;
+/* A key's piece entries, top down: (square << 5 | piece) of every piece but the
+ * defender's king, in increasing square order of the plain or mirrored board. */
+static int key_entries(const Position *pos, bool mirror, unsigned e[SQ_NB]) {
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
-  while (occ) {
-    Square s = bb_pop(&occ);
-    k |= (Key)(((unsigned)s << 5) | pos->board[s]) << shift;
-    shift -= 12;
+  int n = 0;
+  if (!mirror) {
+    while (occ) {
+      Square s = bb_pop(&occ);
+      e[n++] = ((unsigned)s << 5) | pos->board[s];
+    }
+    return n;
   }
-  return k;
-}
-
-static Key key_mirror(const Position *pos) {
-  Key k = ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) |
-          ((Key)sq_mirror(pos->king[WHITE]) << 98);
-  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
-  int shift = 86;
   /* mirrored squares ascend as the files descend (ranks ascending within a file) */
   for (int f = 9; f >= 1 && occ; f--) {
     unsigned bits = (unsigned)(occ >> (9 * (f - 1))) & 0x1ff;
     while (bits) {
       Square s = sq_make(f, __builtin_ctz(bits) + 1);
       bits &= bits - 1;
-      k |= (Key)(((unsigned)sq_mirror(s) << 5) | pos->board[s]) << shift;
-      shift -= 12;
+      e[n++] = ((unsigned)sq_mirror(s) << 5) | pos->board[s];
     }
   }
-  return k;
+  return n;
 }
 
-/* The smaller of the two: the king's square decides unless the king is on the 5th file. */
-static Key key_of(const Position *pos) {
+/* The canonical orientation's entries (the smaller key) and king square. The
+ * king's square decides unless the king is on the 5th file. */
+static int canon_entries(const Position *pos, unsigned e[SQ_NB], Square *king) {
   Square k = pos->king[WHITE], m = sq_mirror(k);
-  if (k < m) return key_plain(pos);
-  if (k > m) return key_mirror(pos);
-  Key a = key_plain(pos), b = key_mirror(pos);
-  return a < b ? a : b;
+  *king = k < m ? k : m;
+  if (k != m) return key_entries(pos, k > m, e);
+  unsigned f[SQ_NB];
+  int n = key_entries(pos, false, e);
+  key_entries(pos, true, f);
+  for (int i = 0; i < n; i++)
+    if (e[i] != f[i]) {
+      if (f[i] < e[i]) memcpy(e, f, sizeof *e * (size_t)n);
+      break;
+    }
+  return n;
+}
+
+static Key key_head(const Position *pos, Square king) {
+  return ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) | ((Key)king << 98);
+}
+
+/* Entries packed from bit 86 down, skipping entry `skip` (-1: none). */
+static Key key_pack(const unsigned *e, int n, int skip) {
+  Key acc = 0;
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (i != skip) {
+      acc = (acc << 12) | e[i];
+      m++;
+    }
+  return m ? acc << (98 - 12 * m) : 0;
+}
+
+static Key key_of(const Position *pos) {
+  unsigned e[SQ_NB];
+  Square king;
+  int n = canon_entries(pos, e, &king);
+  return key_head(pos, king) | key_pack(e, n, -1);
+}
+
+static uint8_t DIST[SQ_NB][SQ_NB]; /* Chebyshev distance between two squares */
+
+static void dist_init(void) {
+  for (Square a = 0; a < SQ_NB; a++)
+    for (Square b = 0; b < SQ_NB; b++) {
+      int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
+      DIST[a][b] = (uint8_t)(df > dr ? df : dr);
+    }
+}
+
+/* The free piece of a record: the farthest entry from the king, the later on a tie. */
+static int free_entry(const unsigned *e, int n, Square king) {
+  int at = -1, far = -1;
+  for (int i = 0; i < n; i++) {
+    int d = DIST[e[i] >> 5][king];
+    if (d >= far) {
+      far = d;
+      at = i;
+    }
+  }
+  return at;
+}
+
+/* The concrete key, its record key and the free piece's square of a position
+ * (xkey_split of key_of, in one pass). */
+static Key pos_split(const Position *pos, Key *full, Square *sq) {
+  unsigned e[SQ_NB];
+  Square king;
+  int n = canon_entries(pos, e, &king);
+  Key head = key_head(pos, king);
+  if (full) *full = head | key_pack(e, n, -1);
+  int at = free_entry(e, n, king);
+  if (at < 0) {
+    *sq = 0;
+    return head;
+  }
+  *sq = (Square)(e[at] >> 5);
+  Key core = head | key_pack(e, n, at) | (Key)(e[at] & 31);
+  return core;
 }
 
 static void key_decode(Key k, Position *pos) {
@@ -127,12 +188,6 @@ static inline uint64_t key_hash(Key k) {
   return x;
 }
 
-/* Chebyshev distance between two squares. */
-static inline int sq_distance(Square a, Square b) {
-  int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
-  return df > dr ? df : dr;
-}
-
 /* The record key of concrete key k, and the square of its free piece (0 when
  * only the king is on the board). The free piece is the farthest from the king,
  * the later entry on a tie; its entry is removed and its piece code goes to the
@@ -143,7 +198,7 @@ static Key xkey_split(Key k, Square *sq) {
   for (int shift = 86; shift >= 2; shift -= 12) {
     unsigned e = (unsigned)(k >> shift) & 0xfff;
     if (!e) break;
-    int d = sq_distance((Square)(e >> 5), ks);
+    int d = DIST[e >> 5][ks];
     if (d >= far) {
       far = d;
       at = shift;
@@ -204,14 +259,19 @@ static int table_alloc(Retro *r, uint64_t cap) {
   return TS_OK;
 }
 
-/* The stored value of concrete key k, or -1 when absent. */
-static int table_get(const Retro *r, Key k) {
-  Square sq;
-  Key c = xkey_split(k, &sq);
+/* The stored value of the concrete position (record key c, square sq), or -1. */
+static int table_get_split(const Retro *r, Key c, Square sq) {
   uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
   for (; r->tab[i].core; i = (i + 1) & mask)
     if (r->tab[i].core == c && xr_has(&r->tab[i], sq)) return xr_value(&r->tab[i]);
   return -1;
+}
+
+/* The stored value of a position, or -1 when absent. */
+static int table_get_pos(const Retro *r, const Position *pos) {
+  Square sq;
+  Key c = pos_split(pos, NULL, &sq);
+  return table_get_split(r, c, sq);
 }
 
 static int table_grow(Retro *r);
@@ -277,7 +337,7 @@ static int push_key(Key **arr, uint64_t *n, uint64_t *cap, Key k) {
 }
 
 int retro_lookup(Retro *r, const Position *pos) {
-  int v = table_get(r, key_of(pos));
+  int v = table_get_pos(r, pos);
   return v == VAL_NONE ? -1 : v;
 }
 
@@ -285,6 +345,7 @@ int retro_lookup(Retro *r, const Position *pos) {
 
 int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError *err) {
   core_init();
+  dist_init();
   Retro *r = calloc(1, sizeof *r);
   if (!r) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   r->mat = *m;
@@ -741,7 +802,7 @@ static int eval_defender(Retro *r, const Position *q) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, l.moves[i], &u);
-    int v = table_get(r, key_of(&p));
+    int v = table_get_pos(r, &p);
     if (v < 0) return -1;
     if (v > best) best = v;
   }
@@ -762,7 +823,7 @@ static bool board_replies_known(Retro *r, const Position *q) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, l.moves[i], &u);
-    if (table_get(r, key_of(&p)) < 0) return false;
+    if (table_get_pos(r, &p) < 0) return false;
   }
   return true;
 }
@@ -807,8 +868,10 @@ static void layer_position(LayerWorker *w, const Position *x) {
   if (!w->defender) {
     retro_generate(x, &w->ul);
     for (int j = 0; j < w->ul.size; j++) {
-      Key k = key_of(&w->ul.prev[j]);
-      if (table_get(r, k) >= 0) {
+      Key k;
+      Square sq;
+      Key c = pos_split(&w->ul.prev[j], &k, &sq);
+      if (table_get_split(r, c, sq) >= 0) {
         w->hits++;
         continue;
       }
@@ -821,8 +884,10 @@ static void layer_position(LayerWorker *w, const Position *x) {
     const Position *q = &w->ul.prev[j];
     if (!q->checkers) continue;
     if (w->ul.u[j].captured && !within_material(r, q)) continue;
-    Key k = key_of(q);
-    if (table_get(r, k) >= 0) continue;
+    Key k;
+    Square sq;
+    Key c = pos_split(q, &k, &sq);
+    if (table_get_split(r, c, sq) >= 0) continue;
     if (r->ranging && solver_drop_squares(q)) {
       /* drops between checker and king bring in outside pieces: the solver values it,
        * once every board reply has a known value (else it comes back at a later layer) */
@@ -987,14 +1052,14 @@ static OutEntry *out_slot(Cls *c, const Position *pos) {
 }
 
 static int value_of(Retro *r, const Position *pos) {
-  int v = table_get(r, key_of(pos));
+  int v = table_get_pos(r, pos);
   return v == VAL_NONE ? -1 : v;
 }
 
 /* Plies to mate of any position when at most `bound` (else -1): the tables
  * inside the material, the solver outside it. */
-static int cls_value(Cls *c, const Position *pos, int bound) {
-  if (within_material(c->r, pos)) {
+static int cls_value_in(Cls *c, const Position *pos, int bound, bool within) {
+  if (within) {
     int v = value_of(c->r, pos);
     return v <= bound ? v : -1;
   }
@@ -1011,6 +1076,10 @@ static int cls_value(Cls *c, const Position *pos, int bound) {
     e->bound = (int16_t)bound;
   }
   return v;
+}
+
+static int cls_value(Cls *c, const Position *pos, int bound) {
+  return cls_value_in(c, pos, bound, within_material(c->r, pos));
 }
 
 typedef struct {
@@ -1055,11 +1124,14 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   int vals[MAX_MOVES];
   movegen_checks(pos, &l);
   int any = 0, within = 0;
+  /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
+  bool in = within_material(c->r, pos);
+  Position q = *pos;
   for (int i = 0; i < l.size; i++) {
-    Position q = *pos;
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
-    int v = cls_value(c, &q, nmates ? c->r->opt.max_moves : V - 1);
+    int v = cls_value_in(c, &q, nmates ? c->r->opt.max_moves : V - 1, in);
+    pos_undo_move(&q, l.moves[i], &u);
     if (v >= 0) any++;
     vals[i] = v <= V - 1 ? v : -1;
     if (vals[i] >= 0) within++;
