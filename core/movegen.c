@@ -139,17 +139,14 @@ void movegen_legal(const Position *pos, MoveList *l) {
   gen_drops(pos, l, BB_ALL & ~pos_occupied(pos));
 }
 
-void movegen_checks(const Position *pos, MoveList *l) {
-  MoveList all;
-  movegen_legal(pos, &all);
-  l->size = 0;
-  Color us = pos->side, them = color_flip(us);
-  Square ek = pos->king[them];
-  if (ek == SQ_NONE) return;
-  Bitboard disc = pos_blockers(pos, them, us) & pos->by_color[us];
+/* Keeps the moves of l from `start` on that give check (ek: the opponent's king). */
+static void filter_checks(const Position *pos, MoveList *l, int start, Square ek) {
+  Color us = pos->side;
+  Bitboard disc = pos_blockers(pos, color_flip(us), us) & pos->by_color[us];
   Bitboard occ0 = pos_occupied(pos);
-  for (int i = 0; i < all.size; i++) {
-    Move m = all.moves[i];
+  int w = start;
+  for (int i = start; i < l->size; i++) {
+    Move m = l->moves[i];
     Square to = move_to(m);
     PieceType t;
     Bitboard occ = occ0 | BB_SQ[to];
@@ -158,14 +155,54 @@ void movegen_checks(const Position *pos, MoveList *l) {
     } else {
       Square from = move_from(m);
       if (bb_test(disc, from) && !bb_test(LINE[ek][from], to)) {
-        push(l, m);
+        l->moves[w++] = m;
         continue;
       }
       occ &= ~BB_SQ[from];
       t = piece_type(move_piece(m));
       if (move_is_promote(m)) t = pt_promote(t);
     }
-    if (bb_test(bb_attacks(us, t, to, occ), ek)) push(l, m);
+    if (bb_test(bb_attacks(us, t, to, occ), ek)) l->moves[w++] = m;
+  }
+  l->size = w;
+}
+
+/*
+ * The legal moves that give check, in movegen_legal's order: the board moves
+ * are generated and filtered; a drop checks only from a square its piece
+ * would attack the king from, so the drops are generated on those alone.
+ */
+void movegen_checks(const Position *pos, MoveList *l) {
+  Color us = pos->side, them = color_flip(us);
+  Square ek = pos->king[them], k = pos->king[us];
+  l->size = 0;
+  if (ek == SQ_NONE) return;
+  if (k != SQ_NONE && pos->checkers) {
+    movegen_evasions(pos, l);
+    filter_checks(pos, l, 0, ek);
+    return;
+  }
+  Bitboard targets = ~pos->by_color[us] & BB_ALL, occ = pos_occupied(pos);
+  if (k != SQ_NONE) {
+    gen_king_moves(pos, l);
+    gen_piece_moves(pos, l, pos->by_color[us] & ~BB_SQ[k], targets);
+    filter_pinned(pos, l, 0);
+  } else {
+    gen_piece_moves(pos, l, pos->by_color[us], targets);
+  }
+  filter_checks(pos, l, 0, ek);
+  Hand h = pos->hand[us];
+  Bitboard empty = BB_ALL & ~occ;
+  for (int t = PAWN; t <= GOLD && h; t++) {
+    if (!hand_has(h, (PieceType)t)) continue;
+    /* a piece of ours on these squares attacks the king: those of the king's own attacks as theirs */
+    Bitboard b = bb_attacks(them, (PieceType)t, ek, occ) & empty & drop_ok_ranks(us, (PieceType)t);
+    if (t == PAWN) b &= ~pawn_files(pos, us);
+    while (b) {
+      Square to = bb_pop(&b);
+      if (t == PAWN && pawn_drop_mates(pos, to)) continue;
+      push(l, move_make_drop((PieceType)t, to, us));
+    }
   }
 }
 

@@ -110,6 +110,11 @@ static int check_invariants(Position *pos) {
     if (i < 3) assert_true(pos_move_is_legal(pos, m));
   }
   assert_int_equal(nchecks, checks.size);
+  /* and in the order of the legal moves */
+  for (int i = 0, j = 0; j < checks.size; i++) {
+    assert_true(i < legal.size);
+    if (legal.moves[i] == checks.moves[j]) j++;
+  }
   if (pos_in_check(pos) && pos->king[pos->side] != SQ_NONE) {
     movegen_evasions(pos, &ev);
     assert_int_equal(ev.size, legal.size);
