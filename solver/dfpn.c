@@ -10,6 +10,7 @@
  * (least pn at OR nodes, least dn at AND nodes) with the usual df-pn thresholds,
  * the second-best bound widened by 1/4 (the 1+epsilon trick) to cut thrashing.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -442,19 +443,16 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       /* the children's clusters load while the 1-ply mate test runs */
       for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
       for (int i = 0; i < ml->size; i++) {
-        Undo u;
         Move m = ml->moves[i];
+        /* every move here checks a king that is on the board: the king's free
+         * squares give the estimate and, when there is one, refute the mate
+         * without playing the move */
+        est[i] = escape_estimate(pos, m);
+        if (est[i] > 1) continue;
+        Undo u;
         pos_do_move_unkeyed(pos, m, &u);
-        bool esc;
-        if (pos->king[pos->side] != SQ_NONE && pos->checkers) {
-          /* the king's free squares answer the mate test and give the estimate */
-          Bitboard kesc = mate1_king_escapes(pos);
-          est[i] = 1 + (uint32_t)bb_popcount(kesc);
-          esc = kesc || mate1_has_other_evasion(pos);
-        } else {
-          est[i] = 0;
-          esc = mate1_has_evasion(pos);
-        }
+        assert(pos->king[pos->side] != SQ_NONE && pos->checkers);
+        bool esc = mate1_has_other_evasion(pos);
         Hand ph = esc ? 0 : search_mate_proof_hand(pos, att);
         pos_undo_move(pos, m, &u);
         if (!esc) {
