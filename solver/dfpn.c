@@ -57,9 +57,15 @@ static inline Hand hand_min2(Hand a, Hand b) {
 
 void search_keys_init(Solver *s) {
   uint64_t x = 0x7473756d65ULL; /* fixed: keys are the same in every run */
-  for (int q = 0; q < SQ_NB; q++)
+  for (int q = 0; q < SQ_NB; q++) {
     for (int p = 0; p < PIECE_NB; p++) s->zob_psq[q][p] = mix64(x += 0x9e3779b97f4a7c15ULL);
+    s->zob_psq[q][PIECE_NONE] = 0; /* an empty square: move hashes xor it in for "no capture" */
+  }
   s->zob_side = mix64(x += 0x9e3779b97f4a7c15ULL);
+  for (int a = 0; a < SQ_NB; a++)
+    for (int b = 0; b < SQ_NB; b++)
+      s->dist4[a][b] = (uint8_t)(4 * (abs(sq_file(a) - sq_file(b)) + abs(sq_rank(a) - sq_rank(b))));
+  memset(s->dist4[SQ_NONE], 0, sizeof s->dist4[SQ_NONE]);
 }
 
 uint64_t search_board_hash(const Solver *s, const Position *pos) {
@@ -71,6 +77,19 @@ uint64_t search_board_hash(const Solver *s, const Position *pos) {
   return h;
 }
 
+/* search_move_hash for a generated move: its piece is taken from m (bits 15..19,
+ * types.h), and zob_psq[to][PIECE_NONE] = 0 takes the place of a capture test. */
+static inline uint64_t move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
+  Square to = move_to(m);
+  Piece p = move_piece(m);
+  bh ^= s->zob_side;
+  if (move_is_drop(m)) return bh ^ s->zob_psq[to][p];
+  Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+  Piece cap = pos->board[to];
+  bh ^= s->zob_psq[move_from(m)][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
+  return bh;
+}
+
 uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
   Square to = move_to(m);
   bh ^= s->zob_side;
@@ -78,9 +97,7 @@ uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Mov
   Square from = move_from(m);
   Piece p = pos->board[from], cap = pos->board[to];
   Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
-  bh ^= s->zob_psq[from][p] ^ s->zob_psq[to][np];
-  if (cap) bh ^= s->zob_psq[to][cap];
-  return bh;
+  return bh ^ s->zob_psq[from][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
 }
 
 uint64_t search_key(const Solver *s, int futsq) {
@@ -329,7 +346,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
-    uint64_t cbh = search_move_hash(s, pos, s->bh, c->move);
+    uint64_t cbh = move_hash(s, pos, s->bh, c->move);
     ls[i].key = key_of(s, cbh, cfut);
     ls[i].hand = hand_after(s, pos, c->move, virt);
     ls[i].full = ls[i].hand == h0 ? cbh ^ full0 : search_full_key(cbh, ls[i].hand);
@@ -368,22 +385,22 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
 
 /* Static order: at OR nodes captures and promotions near the king first, drops of
  * strong pieces adjacent to the king next; at AND nodes captures of the checker,
- * then king moves, then interpositions by moves, then drops (cheap ones first). */
-static uint32_t order_key(const Position *pos, Move m, bool or_node) {
+ * then king moves, then interpositions by moves, then drops (cheap ones first).
+ * dist4 = s->dist4[enemy king], the king distance of every square times 4. */
+static inline uint32_t order_key_or(const Position *pos, const uint8_t *dist4, Move m) {
   Square to = move_to(m);
-  if (or_node) {
-    Square ek = pos->king[color_flip(pos->side)];
-    int d = ek == SQ_NONE ? 0 : abs(sq_file(to) - sq_file(ek)) + abs(sq_rank(to) - sq_rank(ek));
-    uint32_t k = (uint32_t)d * 4;
-    if (!move_is_drop(m) && pos->board[to]) k -= k > 2 ? 2 : k;
-    if (move_is_promote(m)) k += 0;
-    else if (!move_is_drop(m) && pt_can_promote(piece_type(move_piece(m))) &&
-             (bb_test(BB_ZONE[pos->side], to) || bb_test(BB_ZONE[pos->side], move_from(m))))
-      k += 3; /* a non-promotion where promotion was possible: rarely best */
-    return k;
-  }
+  uint32_t k = dist4[to];
+  if (move_is_drop(m)) return k;
+  if (pos->board[to]) k -= k > 2 ? 2 : k;
+  if (!move_is_promote(m) && pt_can_promote(piece_type(move_piece(m))) &&
+      (bb_test(BB_ZONE[pos->side], to) || bb_test(BB_ZONE[pos->side], move_from(m))))
+    k += 3; /* a non-promotion where promotion was possible: rarely best */
+  return k;
+}
+
+static inline uint32_t order_key_and(const Position *pos, Move m) {
   if (move_is_drop(m)) return 100 + (uint32_t)move_drop_type(m);
-  if (pos->board[to]) return 0;
+  if (pos->board[move_to(m)]) return 0;
   if (piece_type(move_piece(m)) == KING) return 10;
   return 20;
 }
@@ -441,7 +458,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
     if (have_est) { /* once: a stored node has been tried */
       /* the children's clusters load while the 1-ply mate test runs */
-      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
+      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, move_hash(s, pos, s->bh, ml->moves[i]), -1));
       for (int i = 0; i < ml->size; i++) {
         Move m = ml->moves[i];
         /* every move here checks a king that is on the board: the king's free
@@ -478,6 +495,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool last = bounded && len == 1;
     bool any_mate1 = false;
     Child *ch = s->arena + base;
+    const uint8_t *dist4 = s->dist4[pos->king[color_flip(att)]];
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
       if (last && real_ok) {
@@ -495,11 +513,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         pos_undo_move(pos, m, &u);
         if (!keep) {
           if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
-            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key(pos, m, true)};
+            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
           continue;
         }
       }
-      uint32_t ok = order_key(pos, m, true);
+      uint32_t ok = order_key_or(pos, dist4, m);
       /* a known estimate rides in pn until children_lookup takes it */
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
@@ -530,7 +548,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         res = result_make(PN_INF, 0, len, hand, false);
         goto store;
       }
-      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key(pos, m, false)};
+      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)};
     }
     /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
      * open drop of a square takes part in the node (delayed expansion): once it is
@@ -642,7 +660,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(m) : -1;
     uint64_t bh0 = s->bh;
-    uint64_t cbh = search_move_hash(s, pos, bh0, m);
+    uint64_t cbh = move_hash(s, pos, bh0, m);
     uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;
