@@ -1,6 +1,5 @@
 #include "checkgen.h"
 
-#include "mate1.h"
 #include "movegen.h"
 
 static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
@@ -36,6 +35,31 @@ static inline Bitboard reach(Color c, PieceType t, Square s) {
 /* Squares from which a piece of kind t of colour `us` attacks ek, with occupancy occ. */
 static inline Bitboard check_squares(Color us, PieceType t, Square ek, Bitboard occ) {
   return bb_attacks(color_flip(us), t, ek, occ);
+}
+
+/* Has the king on ek a reply once the side to move drops a pawn on `to`, just in
+ * front of it? The same test as mate1_has_evasion on the position after the drop,
+ * asked of pos with the pawn added to the occupancy: the pawn itself attacks
+ * only ek, and no piece can come between. */
+static bool pawn_check_has_reply(const Position *pos, Square to, Square ek) {
+  Color us = pos->side, them = color_flip(us);
+  Bitboard occ = pos_occupied(pos) | BB_SQ[to];
+  Bitboard occ_nk = occ & ~BB_SQ[ek];
+  /* a king move (the capture of the pawn included) */
+  for (Bitboard esc = STEP_ATTACKS[them][KING][ek] & ~pos->by_color[them]; esc;)
+    if (!pos_attacked(pos, bb_pop(&esc), us, occ_nk)) return true;
+  /* a capture of the pawn by another piece, not pinned off its line */
+  Bitboard cap = pos_attackers_to(pos, to, them, occ) & ~BB_SQ[ek];
+  if (!cap) return false;
+  const Bitboard *T = pos->by_type;
+  Bitboard snipers = ((LANCE_REACH[them][ek] & T[LANCE]) | (BISHOP_REACH[ek] & (T[BISHOP] | T[HORSE])) |
+                      (ROOK_REACH[ek] & (T[ROOK] | T[DRAGON]))) &
+                     pos->by_color[us];
+  while (snipers) {
+    Bitboard b = BETWEEN[ek][bb_pop(&snipers)] & occ;
+    if ((b & cap) && !bb_more_than_one(b) && !bb_test(LINE[ek][bb_lsb(b)], to)) cap &= ~b;
+  }
+  return cap != 0;
 }
 
 void checkgen_generate(const Position *pos, MoveList *l) {
@@ -75,11 +99,7 @@ void checkgen_generate(const Position *pos, MoveList *l) {
         if (b) {
           /* 打ち歩詰め: a pawn drop that checks must leave a reply */
           Square to = bb_lsb(b);
-          Position tmp = *pos;
-          Undo u;
-          Move m = move_make_drop(PAWN, to, us);
-          pos_do_move(&tmp, m, &u);
-          if (mate1_has_evasion(&tmp)) push(l, m);
+          if (pawn_check_has_reply(pos, to, ek)) push(l, move_make_drop(PAWN, to, us));
         }
         continue;
       }
