@@ -117,6 +117,42 @@ Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targ
   return hit;
 }
 
+Bitboard pos_attacks_near_after(const Position *pos, Move m, Square k, Bitboard targets, Bitboard occ) {
+  const Color by = pos->side;
+  const Bitboard *T = pos->by_type;
+  const Square to = move_to(m);
+  Piece np;
+  Bitboard mine = pos->by_color[by];
+  if (move_is_drop(m)) {
+    np = piece_make(by, move_drop_type(m));
+  } else {
+    Square from = move_from(m);
+    np = move_is_promote(m) ? (Piece)(pos->board[from] + PT_PROMOTE) : pos->board[from];
+    mine &= ~BB_SQ[from];
+  }
+  const PieceType nt = piece_type(np);
+  /* the moved piece from its new square, the others as in pos_attacks_near */
+  Bitboard hit = STEP_ATTACKS[by][nt][to];
+  for (Bitboard near = NEAR_SQUARES[k] & mine; near;) {
+    Square q = bb_pop(&near);
+    hit |= STEP_ATTACKS[by][piece_type(pos->board[q])][q];
+  }
+  hit &= targets;
+  Bitboard sliders = (T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON]) & mine;
+  if (nt == LANCE || nt == BISHOP || nt == ROOK || nt == HORSE || nt == DRAGON) sliders |= BB_SQ[to];
+  while (sliders && hit != targets) {
+    Square q = bb_pop(&sliders);
+    PieceType t = q == to ? nt : piece_type(pos->board[q]);
+    Bitboard cand = (t == LANCE ? LANCE_REACH[by][q] : t == BISHOP || t == HORSE ? BISHOP_REACH[q] : ROOK_REACH[q]) &
+                    targets & ~hit;
+    while (cand) {
+      Square x = bb_pop(&cand);
+      if (!(BETWEEN[q][x] & occ)) hit |= BB_SQ[x];
+    }
+  }
+  return hit;
+}
+
 Bitboard pos_checkers_of(const Position *pos, Color c) {
   Square k = pos->king[c];
   if (k == SQ_NONE) return 0;

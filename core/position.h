@@ -90,6 +90,10 @@ static inline bool pos_attacked(const Position *pos, Square s, Color by, Bitboar
  * attacks, with the given occupancy: the king's escape squares in one pass over
  * the pieces near k and the ranging pieces. */
 Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targets, Bitboard occ);
+/* pos_attacks_near for the side to move on the position after its move m (pieces
+ * and occupancy as they will be; occ = that occupancy, usually without k), asked
+ * of pos as it is: an attack test of a move without playing it. */
+Bitboard pos_attacks_near_after(const Position *pos, Move m, Square k, Bitboard targets, Bitboard occ);
 /* Pieces of colour `by` giving check to the king of c (0 if c has no king). */
 Bitboard pos_checkers_of(const Position *pos, Color c);
 /* Pieces of either colour that alone stand between the king of `kc` and a slider of `slider_color`. */

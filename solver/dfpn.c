@@ -319,19 +319,15 @@ static bool arena_reserve(Solver *s, size_t n) {
 /* Initial proof number of the AND node after the check m (played from pos, the
  * attacker to move): one plus the king's safe squares, so checks that leave the
  * king room wait. Only the board matters, so a virtual capture counts as the capture. */
-static inline uint32_t escape_estimate(Position *pos, Move m) {
-  Color att = pos->side, def = color_flip(att);
-  Piece captured;
-  pos_place_move(pos, m, &captured);
-  uint32_t n = 1;
+static inline uint32_t escape_estimate(const Position *pos, Move m) {
+  Color def = color_flip(pos->side);
   Square k = pos->king[def];
-  if (k != SQ_NONE) {
-    Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
-    Bitboard b = STEP_ATTACKS[def][KING][k] & ~pos->by_color[def];
-    n += (uint32_t)bb_popcount(b & ~pos_attacks_near(pos, att, k, b, occ));
-  }
-  pos_unplace_move(pos, m, captured);
-  return n;
+  if (k == SQ_NONE) return 1;
+  Square to = move_to(m);
+  Bitboard occ = pos_occupied(pos) | BB_SQ[to];
+  if (!move_is_drop(m)) occ &= ~BB_SQ[move_from(m)];
+  Bitboard b = STEP_ATTACKS[def][KING][k] & ~(pos->by_color[def] & ~BB_SQ[to]);
+  return 1 + (uint32_t)bb_popcount(b & ~pos_attacks_near_after(pos, m, k, b, occ & ~BB_SQ[k]));
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
