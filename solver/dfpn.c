@@ -327,7 +327,7 @@ static inline uint32_t escape_estimate(const Position *pos, Move m) {
   Bitboard occ = pos_occupied(pos) | BB_SQ[to];
   if (!move_is_drop(m)) occ &= ~BB_SQ[move_from(m)];
   Bitboard b = STEP_ATTACKS[def][KING][k] & ~(pos->by_color[def] & ~BB_SQ[to]);
-  return 1 + (uint32_t)bb_popcount(b & ~pos_attacks_near_after(pos, m, k, b, occ & ~BB_SQ[k]));
+  return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_attacks_near_after(pos, m, k, b, occ & ~BB_SQ[k]));
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
