@@ -318,16 +318,15 @@ static bool arena_reserve(Solver *s, size_t n) {
 
 /* Initial proof number of the AND node after the check m (played from pos, the
  * attacker to move): one plus the king's safe squares, so checks that leave the
- * king room wait. Only the board matters, so a virtual capture counts as the capture. */
-static inline uint32_t escape_estimate(const Position *pos, Move m) {
+ * king room wait. Only the board matters, so a virtual capture counts as the capture.
+ * nr: pos_near_init(nr, pos, the defender's king), k: that king. */
+static inline uint32_t escape_estimate(const Position *pos, const PosNear *nr, Square k, Move m) {
   Color def = color_flip(pos->side);
-  Square k = pos->king[def];
-  if (k == SQ_NONE) return 1;
   Square to = move_to(m);
   Bitboard occ = pos_occupied(pos) | BB_SQ[to];
   if (!move_is_drop(m)) occ &= ~BB_SQ[move_from(m)];
   Bitboard b = STEP_ATTACKS[def][KING][k] & ~(pos->by_color[def] & ~BB_SQ[to]);
-  return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_attacks_near_after(pos, m, k, b, occ & ~BB_SQ[k]));
+  return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_near_after(nr, pos, m, b, occ & ~BB_SQ[k]));
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
@@ -338,6 +337,9 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
   /* most children keep the attacker's hand: its part of the full key is shared */
   const Hand h0 = pos->hand[s->attacker];
   const uint64_t full0 = search_full_key(0, h0);
+  const Square ek = pos->king[color_flip(pos->side)];
+  PosNear nr;
+  bool nr_ready = false;
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
@@ -373,8 +375,17 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
-      if (!p.exact && p.pn && p.dn && pos->side == s->attacker)
-        c->pn = est ? est : escape_estimate(pos, c->move); /* df-pn+: a new AND node starts from an estimate */
+      if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
+        /* df-pn+: a new AND node starts from an estimate */
+        if (!est && ek == SQ_NONE) {
+          est = 1;
+        } else if (!est) {
+          if (!nr_ready) pos_near_init(&nr, pos, ek);
+          nr_ready = true;
+          est = escape_estimate(pos, &nr, ek, c->move);
+        }
+        c->pn = est;
+      }
     }
   }
 }
@@ -453,6 +464,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint32_t *est = s->escape_est;
     bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
     if (have_est) { /* once: a stored node has been tried */
+      const Square ek = pos->king[color_flip(att)]; /* on the board: there are checks */
+      PosNear nr;
+      pos_near_init(&nr, pos, ek);
       /* the children's clusters load while the 1-ply mate test runs */
       for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, move_hash(s, pos, s->bh, ml->moves[i]), -1));
       for (int i = 0; i < ml->size; i++) {
@@ -460,7 +474,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         /* every move here checks a king that is on the board: the king's free
          * squares give the estimate and, when there is one, refute the mate
          * without playing the move */
-        est[i] = escape_estimate(pos, m);
+        est[i] = escape_estimate(pos, &nr, ek, m);
         if (est[i] > 1) continue;
         Undo u;
         pos_do_move_unkeyed(pos, m, &u);
