@@ -75,12 +75,17 @@ void checkgen_generate(const Position *pos, MoveList *l) {
   Bitboard occ = pos_occupied(pos);
   Bitboard own = pos->by_color[us];
   Bitboard empty = BB_ALL & ~occ;
+  const Bitboard *T = pos->by_type;
+  Hand h = pos->hand[us];
+  /* chk[t]: the squares from which a piece of kind t checks. Only the kinds the side
+   * holds in hand or has on the board are ever asked, so the rays of a ranging kind
+   * it does not have are not traced. */
   Bitboard chk[PT_NB];
   for (int t = PAWN; t <= GOLD; t++)
     if (t != LANCE && t != BISHOP && t != ROOK) chk[t] = STEP_ATTACKS[them][t][ek];
-  chk[LANCE] = bb_lance_attacks(them, ek, occ);
-  chk[BISHOP] = bb_bishop_attacks(ek, occ);
-  chk[ROOK] = bb_rook_attacks(ek, occ);
+  chk[LANCE] = hand_has(h, LANCE) || (own & T[LANCE]) ? bb_lance_attacks(them, ek, occ) : 0;
+  chk[BISHOP] = hand_has(h, BISHOP) || (own & (T[BISHOP] | T[HORSE])) ? bb_bishop_attacks(ek, occ) : 0;
+  chk[ROOK] = hand_has(h, ROOK) || (own & (T[ROOK] | T[DRAGON])) ? bb_rook_attacks(ek, occ) : 0;
   chk[PRO_PAWN] = chk[PRO_LANCE] = chk[PRO_KNIGHT] = chk[PRO_SILVER] = chk[GOLD];
   chk[HORSE] = chk[BISHOP] | STEP_ATTACKS[them][KING][ek];
   chk[DRAGON] = chk[ROOK] | STEP_ATTACKS[them][KING][ek];
@@ -88,7 +93,6 @@ void checkgen_generate(const Position *pos, MoveList *l) {
   Bitboard pinned = ok != SQ_NONE ? pos_blockers(pos, us, them) & own : 0;
 
   /* drops */
-  Hand h = pos->hand[us];
   if (h) {
     for (int t = PAWN; t <= GOLD; t++) {
       if (!hand_has(h, (PieceType)t)) continue;
@@ -109,7 +113,6 @@ void checkgen_generate(const Position *pos, MoveList *l) {
 
   /* board moves of the pieces other than the king: the ranging ones, the discoverers
    * and the stepping ones close enough to step onto a check square */
-  const Bitboard *T = pos->by_type;
   Bitboard ranging = T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON];
   Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0) & (ranging | disc | STEP_CHECK_SQUARES[ek]);
   Bitboard aligned = BISHOP_REACH[ek] | ROOK_REACH[ek]; /* squares on a line through the king */
