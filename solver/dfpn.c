@@ -62,6 +62,7 @@ void search_keys_init(Solver *s) {
     s->zob_psq[q][PIECE_NONE] = 0; /* an empty square: move hashes xor it in for "no capture" */
   }
   s->zob_side = mix64(x += 0x9e3779b97f4a7c15ULL);
+  for (int q = 0; q < SQ_NB; q++) s->zob_fut[q] = mix64(0x5a5a0000u + (uint64_t)q);
   for (int a = 0; a < SQ_NB; a++)
     for (int b = 0; b < SQ_NB; b++)
       s->dist4[a][b] = (uint8_t)(4 * (abs(sq_file(a) - sq_file(b)) + abs(sq_rank(a) - sq_rank(b))));
@@ -102,13 +103,13 @@ uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Mov
 
 uint64_t search_key(const Solver *s, int futsq) {
   uint64_t k = s->bh ^ s->salt;
-  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  if (futsq >= 0) k ^= s->zob_fut[futsq];
   return k ? k : 1;
 }
 
 static inline uint64_t key_of(const Solver *s, uint64_t bh, int futsq) {
   uint64_t k = bh ^ s->salt;
-  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  if (futsq >= 0) k ^= s->zob_fut[futsq];
   return k ? k : 1;
 }
 

@@ -64,6 +64,7 @@ struct Solver {
   /* the solver's own Zobrist keys, so child keys come without playing the move */
   uint64_t zob_psq[SQ_NB][PIECE_NB];
   uint64_t zob_side;
+  uint64_t zob_fut[SQ_NB]; /* mixed into the key of an OR node with a futile-drop candidate square */
   /* 4 x the king-step distance (files + ranks) between two squares; row SQ_NONE all 0 */
   uint8_t dist4[SQ_NB + 1][SQ_NB];
 
