@@ -38,6 +38,17 @@ static inline int bb_popcount(Bitboard b) {
   return n;
 #endif
 }
+/* bb_popcount for sets of a few squares (a king's neighbourhood): one step per square. */
+static inline int bb_popcount_sparse(Bitboard b) {
+#ifdef __POPCNT__
+  return bb_popcount(b);
+#else
+  int n = 0;
+  for (uint64_t w = (uint64_t)b; w; w &= w - 1) n++;
+  for (uint64_t w = (uint64_t)(b >> 64); w; w &= w - 1) n++;
+  return n;
+#endif
+}
 static inline Square bb_lsb(Bitboard b) {
   uint64_t lo = (uint64_t)b;
   return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(b >> 64));

@@ -1,6 +1,5 @@
 #include "checkgen.h"
 
-#include "mate1.h"
 #include "movegen.h"
 
 static inline int rel_rank(Color c, Square s) { return c == BLACK ? sq_rank(s) : 10 - sq_rank(s); }
@@ -38,6 +37,31 @@ static inline Bitboard check_squares(Color us, PieceType t, Square ek, Bitboard 
   return bb_attacks(color_flip(us), t, ek, occ);
 }
 
+/* Has the king on ek a reply once the side to move drops a pawn on `to`, just in
+ * front of it? The same test as mate1_has_evasion on the position after the drop,
+ * asked of pos with the pawn added to the occupancy: the pawn itself attacks
+ * only ek, and no piece can come between. */
+static bool pawn_check_has_reply(const Position *pos, Square to, Square ek) {
+  Color us = pos->side, them = color_flip(us);
+  Bitboard occ = pos_occupied(pos) | BB_SQ[to];
+  Bitboard occ_nk = occ & ~BB_SQ[ek];
+  /* a king move (the capture of the pawn included) */
+  for (Bitboard esc = STEP_ATTACKS[them][KING][ek] & ~pos->by_color[them]; esc;)
+    if (!pos_attacked(pos, bb_pop(&esc), us, occ_nk)) return true;
+  /* a capture of the pawn by another piece, not pinned off its line */
+  Bitboard cap = pos_attackers_to(pos, to, them, occ) & ~BB_SQ[ek];
+  if (!cap) return false;
+  const Bitboard *T = pos->by_type;
+  Bitboard snipers = ((LANCE_REACH[them][ek] & T[LANCE]) | (BISHOP_REACH[ek] & (T[BISHOP] | T[HORSE])) |
+                      (ROOK_REACH[ek] & (T[ROOK] | T[DRAGON]))) &
+                     pos->by_color[us];
+  while (snipers) {
+    Bitboard b = BETWEEN[ek][bb_pop(&snipers)] & occ;
+    if ((b & cap) && !bb_more_than_one(b) && !bb_test(LINE[ek][bb_lsb(b)], to)) cap &= ~b;
+  }
+  return cap != 0;
+}
+
 void checkgen_generate(const Position *pos, MoveList *l) {
   Color us = pos->side, them = color_flip(us);
   Square ek = pos->king[them];
@@ -51,12 +75,17 @@ void checkgen_generate(const Position *pos, MoveList *l) {
   Bitboard occ = pos_occupied(pos);
   Bitboard own = pos->by_color[us];
   Bitboard empty = BB_ALL & ~occ;
+  const Bitboard *T = pos->by_type;
+  Hand h = pos->hand[us];
+  /* chk[t]: the squares from which a piece of kind t checks. Only the kinds the side
+   * holds in hand or has on the board are ever asked, so the rays of a ranging kind
+   * it does not have are not traced. */
   Bitboard chk[PT_NB];
   for (int t = PAWN; t <= GOLD; t++)
     if (t != LANCE && t != BISHOP && t != ROOK) chk[t] = STEP_ATTACKS[them][t][ek];
-  chk[LANCE] = bb_lance_attacks(them, ek, occ);
-  chk[BISHOP] = bb_bishop_attacks(ek, occ);
-  chk[ROOK] = bb_rook_attacks(ek, occ);
+  chk[LANCE] = hand_has(h, LANCE) || (own & T[LANCE]) ? bb_lance_attacks(them, ek, occ) : 0;
+  chk[BISHOP] = hand_has(h, BISHOP) || (own & (T[BISHOP] | T[HORSE])) ? bb_bishop_attacks(ek, occ) : 0;
+  chk[ROOK] = hand_has(h, ROOK) || (own & (T[ROOK] | T[DRAGON])) ? bb_rook_attacks(ek, occ) : 0;
   chk[PRO_PAWN] = chk[PRO_LANCE] = chk[PRO_KNIGHT] = chk[PRO_SILVER] = chk[GOLD];
   chk[HORSE] = chk[BISHOP] | STEP_ATTACKS[them][KING][ek];
   chk[DRAGON] = chk[ROOK] | STEP_ATTACKS[them][KING][ek];
@@ -64,7 +93,6 @@ void checkgen_generate(const Position *pos, MoveList *l) {
   Bitboard pinned = ok != SQ_NONE ? pos_blockers(pos, us, them) & own : 0;
 
   /* drops */
-  Hand h = pos->hand[us];
   if (h) {
     for (int t = PAWN; t <= GOLD; t++) {
       if (!hand_has(h, (PieceType)t)) continue;
@@ -75,11 +103,7 @@ void checkgen_generate(const Position *pos, MoveList *l) {
         if (b) {
           /* 打ち歩詰め: a pawn drop that checks must leave a reply */
           Square to = bb_lsb(b);
-          Position tmp = *pos;
-          Undo u;
-          Move m = move_make_drop(PAWN, to, us);
-          pos_do_move(&tmp, m, &u);
-          if (mate1_has_evasion(&tmp)) push(l, m);
+          if (pawn_check_has_reply(pos, to, ek)) push(l, move_make_drop(PAWN, to, us));
         }
         continue;
       }
@@ -89,7 +113,6 @@ void checkgen_generate(const Position *pos, MoveList *l) {
 
   /* board moves of the pieces other than the king: the ranging ones, the discoverers
    * and the stepping ones close enough to step onto a check square */
-  const Bitboard *T = pos->by_type;
   Bitboard ranging = T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON];
   Bitboard pieces = own & ~(ok != SQ_NONE ? BB_SQ[ok] : 0) & (ranging | disc | STEP_CHECK_SQUARES[ek]);
   Bitboard aligned = BISHOP_REACH[ek] | ROOK_REACH[ek]; /* squares on a line through the king */

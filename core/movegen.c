@@ -61,7 +61,7 @@ static void gen_piece_moves(const Position *pos, MoveList *l, Bitboard from_set,
 static void gen_drops(const Position *pos, MoveList *l, Bitboard targets) {
   Color us = pos->side;
   Hand h = pos->hand[us];
-  if (!h) return;
+  if (!h || !targets) return; /* no target: an evasion of an adjacent check */
   Square ek = pos->king[color_flip(us)];
   for (int t = PAWN; t <= GOLD; t++) {
     if (!hand_has(h, (PieceType)t)) continue;
@@ -91,6 +91,7 @@ static void gen_king_moves(const Position *pos, MoveList *l) {
 static void filter_pinned(const Position *pos, MoveList *l, int start) {
   Color us = pos->side;
   Square k = pos->king[us];
+  if (l->size == start) return;
   Bitboard pinned = pos_blockers(pos, us, color_flip(us)) & pos->by_color[us];
   if (!pinned) return;
   int w = start;

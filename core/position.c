@@ -117,6 +117,71 @@ Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targ
   return hit;
 }
 
+void pos_near_init(PosNear *nr, const Position *pos, Square k) {
+  const Color by = pos->side;
+  const Bitboard ring = STEP_ATTACKS[BLACK][KING][k];
+  Bitboard one = 0, two = 0;
+  for (Bitboard near = NEAR_SQUARES[k] & pos->by_color[by]; near;) {
+    Square q = bb_pop(&near);
+    Bitboard a = STEP_ATTACKS[by][piece_type(pos->board[q])][q] & ring;
+    two |= one & a;
+    one |= a;
+  }
+  nr->step1 = one;
+  nr->step2 = two;
+  nr->sliders = 0;
+  const Bitboard *T = pos->by_type;
+  for (Bitboard sl = (T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON]) & pos->by_color[by]; sl;) {
+    Square q = bb_pop(&sl);
+    PieceType t = piece_type(pos->board[q]);
+    Bitboard r = (t == LANCE ? LANCE_REACH[by][q] : t == BISHOP || t == HORSE ? BISHOP_REACH[q] : ROOK_REACH[q]) & ring;
+    if (!r) continue; /* no line of it passes next to k */
+    nr->slider_sq[nr->sliders] = q;
+    nr->slider_reach[nr->sliders++] = r;
+  }
+}
+
+Bitboard pos_near_after(const PosNear *nr, const Position *pos, Move m, Bitboard targets, Bitboard occ) {
+  const Color by = pos->side;
+  const Square to = move_to(m);
+  Square from = SQ_NONE;
+  Bitboard gone = 0; /* the steps of the moved piece from its old square */
+  Piece np;
+  if (move_is_drop(m)) {
+    np = piece_make(by, move_drop_type(m));
+  } else {
+    from = move_from(m);
+    Piece p = pos->board[from];
+    np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+    gone = STEP_ATTACKS[by][piece_type(p)][from];
+  }
+  const PieceType nt = piece_type(np);
+  /* a square the moved piece stepped on stays attacked when another piece steps on it too */
+  Bitboard hit = ((nr->step1 & ~gone) | nr->step2 | STEP_ATTACKS[by][nt][to]) & targets;
+  for (int j = 0; j < nr->sliders && hit != targets; j++) {
+    Square q = nr->slider_sq[j];
+    if (q == from) continue;
+    for (Bitboard cand = nr->slider_reach[j] & targets & ~hit; cand;) {
+      Square x = bb_pop(&cand);
+      if (!(BETWEEN[q][x] & occ)) hit |= BB_SQ[x];
+    }
+  }
+  if ((nt == LANCE || nt == BISHOP || nt == ROOK || nt == HORSE || nt == DRAGON) && hit != targets) {
+    Bitboard r = nt == LANCE ? LANCE_REACH[by][to] : nt == BISHOP || nt == HORSE ? BISHOP_REACH[to] : ROOK_REACH[to];
+    for (Bitboard cand = r & targets & ~hit; cand;) {
+      Square x = bb_pop(&cand);
+      if (!(BETWEEN[to][x] & occ)) hit |= BB_SQ[x];
+    }
+  }
+  return hit;
+}
+
+Bitboard pos_attacks_near_after(const Position *pos, Move m, Square k, Bitboard targets, Bitboard occ) {
+  PosNear nr;
+  pos_near_init(&nr, pos, k);
+  return pos_near_after(&nr, pos, m, targets, occ);
+}
+
 Bitboard pos_checkers_of(const Position *pos, Color c) {
   Square k = pos->king[c];
   if (k == SQ_NONE) return 0;

@@ -90,6 +90,22 @@ static inline bool pos_attacked(const Position *pos, Square s, Color by, Bitboar
  * attacks, with the given occupancy: the king's escape squares in one pass over
  * the pieces near k and the ranging pieces. */
 Bitboard pos_attacks_near(const Position *pos, Color by, Square k, Bitboard targets, Bitboard occ);
+/* pos_attacks_near for the side to move on the position after its move m (pieces
+ * and occupancy as they will be; occ = that occupancy, usually without k), asked
+ * of pos as it is: an attack test of a move without playing it. targets must be
+ * neighbours of k. */
+Bitboard pos_attacks_near_after(const Position *pos, Move m, Square k, Bitboard targets, Bitboard occ);
+/* The same for many moves around one square k: pos_near_init once (the side to
+ * move's pieces as they stand), then pos_near_after(nr, pos, m, targets, occ)
+ * = pos_attacks_near_after(pos, m, k, targets, occ) for any move m of pos. */
+typedef struct {
+  Bitboard step1, step2; /* squares next to k stepped on by at least one / two pieces */
+  int sliders;
+  Square slider_sq[10];       /* ranging pieces with a line through a square next to k */
+  Bitboard slider_reach[10];  /* those squares (blockers not tested) */
+} PosNear;
+void pos_near_init(PosNear *nr, const Position *pos, Square k);
+Bitboard pos_near_after(const PosNear *nr, const Position *pos, Move m, Bitboard targets, Bitboard occ);
 /* Pieces of colour `by` giving check to the king of c (0 if c has no king). */
 Bitboard pos_checkers_of(const Position *pos, Color c);
 /* Pieces of either colour that alone stand between the king of `kc` and a slider of `slider_color`. */

@@ -10,6 +10,7 @@
  * (least pn at OR nodes, least dn at AND nodes) with the usual df-pn thresholds,
  * the second-best bound widened by 1/4 (the 1+epsilon trick) to cut thrashing.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,9 +57,16 @@ static inline Hand hand_min2(Hand a, Hand b) {
 
 void search_keys_init(Solver *s) {
   uint64_t x = 0x7473756d65ULL; /* fixed: keys are the same in every run */
-  for (int q = 0; q < SQ_NB; q++)
+  for (int q = 0; q < SQ_NB; q++) {
     for (int p = 0; p < PIECE_NB; p++) s->zob_psq[q][p] = mix64(x += 0x9e3779b97f4a7c15ULL);
+    s->zob_psq[q][PIECE_NONE] = 0; /* an empty square: move hashes xor it in for "no capture" */
+  }
   s->zob_side = mix64(x += 0x9e3779b97f4a7c15ULL);
+  for (int q = 0; q < SQ_NB; q++) s->zob_fut[q] = mix64(0x5a5a0000u + (uint64_t)q);
+  for (int a = 0; a < SQ_NB; a++)
+    for (int b = 0; b < SQ_NB; b++)
+      s->dist4[a][b] = (uint8_t)(4 * (abs(sq_file(a) - sq_file(b)) + abs(sq_rank(a) - sq_rank(b))));
+  memset(s->dist4[SQ_NONE], 0, sizeof s->dist4[SQ_NONE]);
 }
 
 uint64_t search_board_hash(const Solver *s, const Position *pos) {
@@ -70,6 +78,19 @@ uint64_t search_board_hash(const Solver *s, const Position *pos) {
   return h;
 }
 
+/* search_move_hash for a generated move: its piece is taken from m (bits 15..19,
+ * types.h), and zob_psq[to][PIECE_NONE] = 0 takes the place of a capture test. */
+static inline uint64_t move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
+  Square to = move_to(m);
+  Piece p = move_piece(m);
+  bh ^= s->zob_side;
+  if (move_is_drop(m)) return bh ^ s->zob_psq[to][p];
+  Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+  Piece cap = pos->board[to];
+  bh ^= s->zob_psq[move_from(m)][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
+  return bh;
+}
+
 uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
   Square to = move_to(m);
   bh ^= s->zob_side;
@@ -77,20 +98,18 @@ uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Mov
   Square from = move_from(m);
   Piece p = pos->board[from], cap = pos->board[to];
   Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
-  bh ^= s->zob_psq[from][p] ^ s->zob_psq[to][np];
-  if (cap) bh ^= s->zob_psq[to][cap];
-  return bh;
+  return bh ^ s->zob_psq[from][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
 }
 
 uint64_t search_key(const Solver *s, int futsq) {
   uint64_t k = s->bh ^ s->salt;
-  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  if (futsq >= 0) k ^= s->zob_fut[futsq];
   return k ? k : 1;
 }
 
 static inline uint64_t key_of(const Solver *s, uint64_t bh, int futsq) {
   uint64_t k = bh ^ s->salt;
-  if (futsq >= 0) k ^= mix64(0x5a5a0000u + (uint64_t)futsq);
+  if (futsq >= 0) k ^= s->zob_fut[futsq];
   return k ? k : 1;
 }
 
@@ -300,20 +319,15 @@ static bool arena_reserve(Solver *s, size_t n) {
 
 /* Initial proof number of the AND node after the check m (played from pos, the
  * attacker to move): one plus the king's safe squares, so checks that leave the
- * king room wait. Only the board matters, so a virtual capture counts as the capture. */
-static inline uint32_t escape_estimate(Position *pos, Move m) {
-  Color att = pos->side, def = color_flip(att);
-  Piece captured;
-  pos_place_move(pos, m, &captured);
-  uint32_t n = 1;
-  Square k = pos->king[def];
-  if (k != SQ_NONE) {
-    Bitboard occ = pos_occupied(pos) & ~BB_SQ[k];
-    Bitboard b = STEP_ATTACKS[def][KING][k] & ~pos->by_color[def];
-    n += (uint32_t)bb_popcount(b & ~pos_attacks_near(pos, att, k, b, occ));
-  }
-  pos_unplace_move(pos, m, captured);
-  return n;
+ * king room wait. Only the board matters, so a virtual capture counts as the capture.
+ * nr: pos_near_init(nr, pos, the defender's king), k: that king. */
+static inline uint32_t escape_estimate(const Position *pos, const PosNear *nr, Square k, Move m) {
+  Color def = color_flip(pos->side);
+  Square to = move_to(m);
+  Bitboard occ = pos_occupied(pos) | BB_SQ[to];
+  if (!move_is_drop(m)) occ &= ~BB_SQ[move_from(m)];
+  Bitboard b = STEP_ATTACKS[def][KING][k] & ~(pos->by_color[def] & ~BB_SQ[to]);
+  return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_near_after(nr, pos, m, b, occ & ~BB_SQ[k]));
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
@@ -324,11 +338,14 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
   /* most children keep the attacker's hand: its part of the full key is shared */
   const Hand h0 = pos->hand[s->attacker];
   const uint64_t full0 = search_full_key(0, h0);
+  const Square ek = pos->king[color_flip(pos->side)];
+  PosNear nr;
+  bool nr_ready = false;
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
-    uint64_t cbh = search_move_hash(s, pos, s->bh, c->move);
+    uint64_t cbh = move_hash(s, pos, s->bh, c->move);
     ls[i].key = key_of(s, cbh, cfut);
     ls[i].hand = hand_after(s, pos, c->move, virt);
     ls[i].full = ls[i].hand == h0 ? cbh ^ full0 : search_full_key(cbh, ls[i].hand);
@@ -359,30 +376,39 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
-      if (!p.exact && p.pn && p.dn && pos->side == s->attacker)
-        c->pn = est ? est : escape_estimate(pos, c->move); /* df-pn+: a new AND node starts from an estimate */
+      if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
+        /* df-pn+: a new AND node starts from an estimate */
+        if (!est && ek == SQ_NONE) {
+          est = 1;
+        } else if (!est) {
+          if (!nr_ready) pos_near_init(&nr, pos, ek);
+          nr_ready = true;
+          est = escape_estimate(pos, &nr, ek, c->move);
+        }
+        c->pn = est;
+      }
     }
   }
 }
 
 /* Static order: at OR nodes captures and promotions near the king first, drops of
  * strong pieces adjacent to the king next; at AND nodes captures of the checker,
- * then king moves, then interpositions by moves, then drops (cheap ones first). */
-static uint32_t order_key(const Position *pos, Move m, bool or_node) {
+ * then king moves, then interpositions by moves, then drops (cheap ones first).
+ * dist4 = s->dist4[enemy king], the king distance of every square times 4. */
+static inline uint32_t order_key_or(const Position *pos, const uint8_t *dist4, Move m) {
   Square to = move_to(m);
-  if (or_node) {
-    Square ek = pos->king[color_flip(pos->side)];
-    int d = ek == SQ_NONE ? 0 : abs(sq_file(to) - sq_file(ek)) + abs(sq_rank(to) - sq_rank(ek));
-    uint32_t k = (uint32_t)d * 4;
-    if (!move_is_drop(m) && pos->board[to]) k -= k > 2 ? 2 : k;
-    if (move_is_promote(m)) k += 0;
-    else if (!move_is_drop(m) && pt_can_promote(piece_type(move_piece(m))) &&
-             (bb_test(BB_ZONE[pos->side], to) || bb_test(BB_ZONE[pos->side], move_from(m))))
-      k += 3; /* a non-promotion where promotion was possible: rarely best */
-    return k;
-  }
+  uint32_t k = dist4[to];
+  if (move_is_drop(m)) return k;
+  if (pos->board[to]) k -= k > 2 ? 2 : k;
+  if (!move_is_promote(m) && pt_can_promote(piece_type(move_piece(m))) &&
+      (bb_test(BB_ZONE[pos->side], to) || bb_test(BB_ZONE[pos->side], move_from(m))))
+    k += 3; /* a non-promotion where promotion was possible: rarely best */
+  return k;
+}
+
+static inline uint32_t order_key_and(const Position *pos, Move m) {
   if (move_is_drop(m)) return 100 + (uint32_t)move_drop_type(m);
-  if (pos->board[to]) return 0;
+  if (pos->board[move_to(m)]) return 0;
   if (piece_type(move_piece(m)) == KING) return 10;
   return 20;
 }
@@ -439,22 +465,22 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint32_t *est = s->escape_est;
     bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
     if (have_est) { /* once: a stored node has been tried */
+      const Square ek = pos->king[color_flip(att)]; /* on the board: there are checks */
+      PosNear nr;
+      pos_near_init(&nr, pos, ek);
       /* the children's clusters load while the 1-ply mate test runs */
-      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, search_move_hash(s, pos, s->bh, ml->moves[i]), -1));
+      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, move_hash(s, pos, s->bh, ml->moves[i]), -1));
       for (int i = 0; i < ml->size; i++) {
-        Undo u;
         Move m = ml->moves[i];
+        /* every move here checks a king that is on the board: the king's free
+         * squares give the estimate and, when there is one, refute the mate
+         * without playing the move */
+        est[i] = escape_estimate(pos, &nr, ek, m);
+        if (est[i] > 1) continue;
+        Undo u;
         pos_do_move_unkeyed(pos, m, &u);
-        bool esc;
-        if (pos->king[pos->side] != SQ_NONE && pos->checkers) {
-          /* the king's free squares answer the mate test and give the estimate */
-          Bitboard kesc = mate1_king_escapes(pos);
-          est[i] = 1 + (uint32_t)bb_popcount(kesc);
-          esc = kesc || mate1_has_other_evasion(pos);
-        } else {
-          est[i] = 0;
-          esc = mate1_has_evasion(pos);
-        }
+        assert(pos->king[pos->side] != SQ_NONE && pos->checkers);
+        bool esc = mate1_has_other_evasion(pos);
         Hand ph = esc ? 0 : search_mate_proof_hand(pos, att);
         pos_undo_move(pos, m, &u);
         if (!esc) {
@@ -480,6 +506,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool last = bounded && len == 1;
     bool any_mate1 = false;
     Child *ch = s->arena + base;
+    const uint8_t *dist4 = s->dist4[pos->king[color_flip(att)]];
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
       if (last && real_ok) {
@@ -497,11 +524,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         pos_undo_move(pos, m, &u);
         if (!keep) {
           if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
-            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key(pos, m, true)};
+            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
           continue;
         }
       }
-      uint32_t ok = order_key(pos, m, true);
+      uint32_t ok = order_key_or(pos, dist4, m);
       /* a known estimate rides in pn until children_lookup takes it */
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
@@ -532,7 +559,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         res = result_make(PN_INF, 0, len, hand, false);
         goto store;
       }
-      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key(pos, m, false)};
+      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)};
     }
     /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
      * open drop of a square takes part in the node (delayed expansion): once it is
@@ -644,7 +671,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(m) : -1;
     uint64_t bh0 = s->bh;
-    uint64_t cbh = search_move_hash(s, pos, bh0, m);
+    uint64_t cbh = move_hash(s, pos, bh0, m);
     uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;

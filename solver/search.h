@@ -64,6 +64,9 @@ struct Solver {
   /* the solver's own Zobrist keys, so child keys come without playing the move */
   uint64_t zob_psq[SQ_NB][PIECE_NB];
   uint64_t zob_side;
+  uint64_t zob_fut[SQ_NB]; /* mixed into the key of an OR node with a futile-drop candidate square */
+  /* 4 x the king-step distance (files + ranks) between two squares; row SQ_NONE all 0 */
+  uint8_t dist4[SQ_NB + 1][SQ_NB];
 
   /* per search */
   Position pos;   /* working position */
@@ -125,7 +128,7 @@ uint64_t search_key(const Solver *s, int futsq);
 /* Board hash of pos from scratch (the solver's keys), and the hash after move m (played from pos). */
 uint64_t search_board_hash(const Solver *s, const Position *pos);
 uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m);
-/* Fills the solver's Zobrist keys (solver_create). */
+/* Fills the solver's Zobrist keys and distance table (solver_create). */
 void search_keys_init(Solver *s);
 void search_check_limits(Solver *s);
 /* A mate position's proof hand (defender to move, no reply). */

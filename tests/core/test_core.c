@@ -81,8 +81,20 @@ static int check_invariants(Position *pos) {
     Position placed = *pos;
     Piece cap;
     pos_place_move(&placed, m, &cap);
+    /* the attacks of the mover around both kings' squares, asked before the move */
+    Bitboard near_before[COLOR_NB], occ_after = pos_occupied(&placed);
+    for (int c = 0; c < COLOR_NB; c++) {
+      Square q = pos->king[c] != SQ_NONE ? pos->king[c] : move_to(m);
+      Bitboard ring = STEP_ATTACKS[BLACK][KING][q];
+      near_before[c] = pos_attacks_near_after(pos, m, q, ring, occ_after & ~BB_SQ[q]);
+    }
     pos_do_move(pos, m, &u);
     assert_true(pos_is_ok(pos));
+    for (int c = 0; c < COLOR_NB; c++) {
+      Square q = before.king[c] != SQ_NONE ? before.king[c] : move_to(m);
+      Bitboard ring = STEP_ATTACKS[BLACK][KING][q];
+      assert_true(near_before[c] == pos_attacks_near(pos, color_flip(pos->side), q, ring, occ_after & ~BB_SQ[q]));
+    }
     /* the board-only move leaves the board of the real one */
     assert_memory_equal(placed.board, pos->board, sizeof pos->board);
     assert_memory_equal(placed.by_color, pos->by_color, sizeof pos->by_color);
