@@ -130,6 +130,8 @@ typedef struct {
   Run *runs;
   int nruns, runs_cap;
   uint64_t run_bytes;
+  bool tty;          /* progress lines overwrite each other */
+  uint64_t write_t0; /* when the sorted write began, ms */
   TsError err;
 } Writer;
 
@@ -149,6 +151,13 @@ static int flush_batch(Writer *w) {
 
 /* The next entry in key order; the first `skip` of them are already stored. */
 static int emit(Writer *w, const uint8_t *e) {
+  if ((w->emitted & ((1u << 20) - 1)) == 0 && w->emitted) {
+    double el = (double)(cli_now_ms() - w->write_t0) / 1000.0;
+    fprintf(stderr, "%swrite  %llu of %llu records  %.1f%%  elapsed %.1fs%s", w->tty ? "\r" : "",
+            (unsigned long long)w->emitted, (unsigned long long)w->seen, 100.0 * (double)w->emitted / (double)w->seen,
+            el, w->tty ? "" : "\n");
+    fflush(stderr);
+  }
   if (w->emitted++ < w->skip) return TS_OK;
   TsRecord *r = &w->batch[w->n];
   r->key_len = e[0];
@@ -326,6 +335,7 @@ static int on_problem(const RetroProblem *p, void *ctx) {
 
 /* Writes every gathered problem in key order: from memory, or by merging the runs. */
 static int write_sorted(Writer *w) {
+  w->write_t0 = cli_now_ms();
   if (w->nruns) {
     int rc = w->noffs ? spill_run(w) : TS_OK;
     free(w->arena);
@@ -464,6 +474,7 @@ int cmd_enumerate(int argc, char **argv) {
   w.db = db;
   w.path = path;
   w.mem_limit = (size_t)sort_mb << 20;
+  w.tty = pr.tty;
   w.cap = (size_t)batch;
   w.batch = calloc(w.cap, sizeof *w.batch);
   w.skip = skip;
