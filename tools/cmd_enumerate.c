@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dbutil.h"
 #include "encode.h"
 #include "material.h"
 #include "retro_enum.h"
@@ -353,6 +354,32 @@ static int write_sorted(Writer *w) {
   return flush_batch(w);
 }
 
+/* The generation figures (dbutil.h DB_META_GENERATION) into the database's meta. */
+static int store_generation(TsDb *db, const RetroStats *st, const char *spec, int max_moves, TsError *err) {
+  size_t cap = 4096 + 96 * (RETRO_MAX_LEN + 2), n = 0;
+  char *t = malloc(cap);
+  if (!t) return ts_error_set(err, TS_ERR_NOMEM, "", 0, 0, "out of memory");
+  n += (size_t)snprintf(t + n, cap - n, "material\t%s\nmax_moves\t%d\nmate_positions\t%llu\n", spec, max_moves,
+                        (unsigned long long)st->mates);
+  n += (size_t)snprintf(t + n, cap - n, "table_positions\t%llu\nextended_positions\t%llu\n",
+                        (unsigned long long)st->entries, (unsigned long long)st->records);
+  n += (size_t)snprintf(t + n, cap - n, "drop_only_checks\t%llu\nsolver_valued\t%llu\n",
+                        (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
+  n += (size_t)snprintf(t + n, cap - n, "layer\tside\tpositions\tyozume\tfuzume\n");
+  for (int L = 1; L <= st->last_layer + 1 && L <= RETRO_MAX_LEN; L++) {
+    unsigned long long yz = st->yozume_hits[L], fz = st->fuzume_hits[L];
+    if (L & 1)
+      n += (size_t)snprintf(t + n, cap - n, "%d\tattacker\t%llu\t%llu\t-\n", L,
+                            (unsigned long long)st->attacker_by_len[L], yz);
+    else
+      n += (size_t)snprintf(t + n, cap - n, "%d\tdefender\t%llu\t-\t%llu\n", L,
+                            (unsigned long long)st->defender_by_len[L], fz);
+  }
+  int rc = tsdb_meta_put_raw(db, DB_META_GENERATION, t, n, err);
+  free(t);
+  return rc;
+}
+
 static void writer_free(Writer *w) {
   for (int i = 0; i < w->nruns; i++) {
     fclose(w->runs[i].f);
@@ -507,6 +534,14 @@ int cmd_enumerate(int argc, char **argv) {
     return cli_fail("enumerate", &w.err);
   }
   const RetroStats *st = retro_stats(r);
+  rc = store_generation(db, st, spec, (int)max_moves, &w.err);
+  if (!rc) rc = tsdb_sync(db, &w.err);
+  if (rc) {
+    writer_free(&w);
+    retro_free(r);
+    tsdb_close(db);
+    return cli_fail("enumerate", &w.err);
+  }
   printf("material %s: %llu problems stored in %s (max %d plies)\n", spec, (unsigned long long)w.seen, path,
          (int)max_moves);
   printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,6 +10,7 @@
 static const char QUERY_HELP[] =
     "usage: tsume query --db PATH [--moves N] [--complete | --flag F] [--minimal]\n"
     "                   [--count] [--both-mirrors] [--limit K] [--json]\n"
+    "       tsume query --db PATH --generation [--json]\n"
     "Lists the problems of an enumerated database: one per line, 'SFEN<TAB>length<TAB>flags'.\n"
     "  --moves N       only N-ply problems\n"
     "  --complete      only complete works (完全作)\n"
@@ -21,7 +23,13 @@ static const char QUERY_HELP[] =
     "  --both-mirrors  count a position and its mirror image separately (as seed 002 does);\n"
     "                  a symmetric position counts once\n"
     "  --limit K       at most K problems\n"
-    "  --json          one JSON object per problem (sfen, length, flags, root_mates, line)\n";
+    "  --json          one JSON object per problem (sfen, length, flags, root_mates, line)\n"
+    "  --generation    the figures of the enumeration that made the database: per layer\n"
+    "                  (plies to mate) the positions of that value in the retrograde table,\n"
+    "                  余詰め判定 (attacker layers: a position reached again by un-moving, so\n"
+    "                  another check mates) and 不詰め判定 (defender layers: a candidate with\n"
+    "                  a reply not known to mate, held back as not mated); with --json, one\n"
+    "                  object\n";
 
 typedef struct {
   uint32_t need;
@@ -79,10 +87,69 @@ static int on_record(const TsRecord *r, void *vctx) {
   return 0;
 }
 
+/* query --generation: the stored figures (dbutil.h DB_META_GENERATION) as text or JSON. */
+static int print_generation(TsDb *db, const char *path, bool json) {
+  size_t len = 0;
+  TsError err;
+  int rc = tsdb_meta_get_raw(db, DB_META_GENERATION, NULL, 0, &len, &err);
+  if (rc == TS_ERR_NOTFOUND) {
+    fprintf(stderr, "tsume query: %s holds no generation figures (made by an older version or not finished)\n",
+            path);
+    return 1;
+  }
+  char *t = rc ? NULL : malloc(len + 1);
+  if (!rc && !t) return cli_usage_error("query", "out of memory");
+  if (rc || (rc = tsdb_meta_get_raw(db, DB_META_GENERATION, t, len, &len, &err))) {
+    free(t);
+    return cli_fail("query", &err);
+  }
+  t[len] = 0;
+  if (!json) {
+    fputs(t, stdout);
+    free(t);
+    return 0;
+  }
+  /* name<TAB>value lines become members; the layer table becomes "layers" */
+  printf("{");
+  bool table = false, first = true, first_row = true;
+  for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+    char *f[5] = {0};
+    int nf = 0;
+    for (char *p = line; nf < 5; nf++) {
+      f[nf] = p;
+      char *tab = strchr(p, '\t');
+      if (!tab) {
+        nf++;
+        break;
+      }
+      *tab = 0;
+      p = tab + 1;
+    }
+    if (nf == 5 && !strcmp(f[0], "layer")) {
+      printf("%s\"layers\":[", first ? "" : ",");
+      table = true;
+      first = false;
+    } else if (table && nf == 5) {
+      printf("%s{\"layer\":%s,\"side\":\"%s\",\"positions\":%s", first_row ? "" : ",", f[0], f[1], f[2]);
+      if (strcmp(f[3], "-")) printf(",\"yozume\":%s", f[3]);
+      if (strcmp(f[4], "-")) printf(",\"fuzume\":%s", f[4]);
+      printf("}");
+      first_row = false;
+    } else if (!table && nf == 2) {
+      bool num = f[1][0] && strspn(f[1], "0123456789") == strlen(f[1]);
+      printf(num ? "%s\"%s\":%s" : "%s\"%s\":\"%s\"", first ? "" : ",", f[0], f[1]);
+      first = false;
+    }
+  }
+  printf("%s}\n", table ? "]" : "");
+  free(t);
+  return 0;
+}
+
 int cmd_query(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, limit = 0;
-  bool have_moves = false;
+  bool have_moves = false, generation = false;
   QueryCtx q;
   memset(&q, 0, sizeof q);
   for (int i = 1; i < argc; i++) {
@@ -112,6 +179,8 @@ int cmd_query(int argc, char **argv) {
       q.json = true;
     } else if (!strcmp(a, "--both-mirrors")) {
       q.both = true;
+    } else if (!strcmp(a, "--generation")) {
+      generation = true;
     } else {
       return cli_usage_error("query", "unknown or incomplete option '%s'", a);
     }
@@ -122,6 +191,11 @@ int cmd_query(int argc, char **argv) {
   TsError err;
   int rc = dbutil_open_ro(path, &db, &err);
   if (rc) return cli_fail("query", &err);
+  if (generation) {
+    rc = print_generation(db, path, q.json);
+    tsdb_close(db);
+    return rc;
+  }
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, on_record, &q, &err);
   if (q.rc) {
     tsdb_close(db);

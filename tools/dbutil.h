@@ -27,6 +27,17 @@ void dbutil_flags_format(uint32_t f, char *out, size_t n);
 uint32_t dbutil_flag_parse(const char *name);
 /* Position of a record and its main line as full moves (each checked legal). */
 int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err);
+/*
+ * Meta entry written by `tsume enumerate`: the figures of seed 002's tests made
+ * during generation, as UTF-8 text. Lines "name<TAB>value", then a header line
+ * "layer<TAB>side<TAB>positions<TAB>yozume<TAB>fuzume" and one line per layer:
+ * positions of that value in the retrograde table (all sub-materials), 余詰め判定
+ * (attacker layers: positions reached again by un-moving, another check mates)
+ * and 不詰め判定 (defender layers: candidates with a reply not known to mate);
+ * "-" where a test does not apply to the side.
+ */
+#define DB_META_GENERATION "enumerate.generation"
+
 /* Opens a database read-only, with a message naming the path on failure. */
 int dbutil_open_ro(const char *path, TsDb **db, TsError *err);
 

@@ -13,6 +13,7 @@ expect_status() { # name expected command...
 MAT=S1N1P1
 "$T" enumerate --pieces $MAT --db "$tmp/ref.mdb" --batch 2000 >/dev/null 2>&1 || bad "reference run"
 "$T" query --db "$tmp/ref.mdb" --json >"$tmp/ref.txt" || bad "reference query"
+"$T" query --db "$tmp/ref.mdb" --generation >"$tmp/ref.gen" || bad "reference generation figures"
 refn=$(wc -l <"$tmp/ref.txt")
 [ "$refn" -gt 100000 ] && ok "reference run: $refn records" || bad "reference run has $refn records"
 # a sort memory of 1 MB spills sorted runs to files and merges them
@@ -42,6 +43,11 @@ for trial in 1 2 3; do
     if kill -9 $pid 2>/dev/null; then
       wait $pid 2>/dev/null
       kills=$((kills + 1))
+      # the figures are written last: a killed run has none (or, killed in its last
+      # instant, all of them)
+      "$T" query --db "$tmp/k.mdb" --generation >"$tmp/k.gen" 2>/dev/null; st=$?
+      if [ $st = 1 ] || { [ $st = 0 ] && cmp -s "$tmp/k.gen" "$tmp/ref.gen"; }; then :
+      else bad "trial $trial: killed run: query --generation exit $st"; fi
       [ $kills -ge 6 ] && break
     else
       wait $pid
@@ -52,6 +58,8 @@ for trial in 1 2 3; do
   "$T" query --db "$tmp/k.mdb" --json >"$tmp/k.txt"
   if cmp -s "$tmp/ref.txt" "$tmp/k.txt"; then ok "trial $trial: $kills kills, database equal to the uninterrupted run"
   else bad "trial $trial: $kills kills, database differs ($(wc -l <"$tmp/k.txt") records)"; fi
+  "$T" query --db "$tmp/k.mdb" --generation | cmp -s - "$tmp/ref.gen" && ok "trial $trial: generation figures equal" \
+    || bad "trial $trial: generation figures differ"
 done
 
 # bad usage and bad input
