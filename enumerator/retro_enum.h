@@ -68,6 +68,7 @@ typedef struct {
   bool strict_last_move;  /* 最終手余詰 makes a problem incomplete */
   bool strict_alternatives; /* 手順前後 / 迂回 / 非限定 make a problem incomplete */
   int threads;            /* worker threads for mates, layers and classification (default 1) */
+  int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (default 128) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;

@@ -16,6 +16,7 @@ static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
+    "                       [--solver-hash MB]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -38,10 +39,9 @@ static const char ENUM_HELP[] =
     "order) or 迂回 (ukai: other moves). These three are flagged and tolerated as\n"
     "キズ, as in seed 003. A problem whose main line ends with 駒余り is also flagged\n"
     "henchou (変長) when a defence 2 or 4 plies shorter ends with the hand empty.\n"
-    "It is flagged\n"
-    "futile-cut (not complete) when its main line reaches a defender position whose\n"
-    "only replies are drops futile at the remaining length, none of which lasts the\n"
-    "remaining length less one by itself: no line can be shown there.\n"
+    "It is flagged futile-cut (not complete) when its main line reaches a defender\n"
+    "position whose only replies are drops futile at the remaining length, none of\n"
+    "which lasts the remaining length less one by itself: no line can be shown there.\n"
     "\n"
     "  --max-moves N       longest mate searched, in plies (default 31). A yozume whose\n"
     "                      alternative mate is longer than N is not seen.\n"
@@ -58,7 +58,9 @@ static const char ENUM_HELP[] =
     "  --batch N           records per write transaction (default 20000)\n"
     "  --sort-mem MB       memory for sorting the records before they are written\n"
     "                      (default 1024); beyond it sorted runs go to unlinked\n"
-    "                      files beside PATH and are merged at the end\n";
+    "                      files beside PATH and are merged at the end\n"
+    "  --solver-hash MB    with a ranging piece: the table of each thread's solver,\n"
+    "                      which values the positions after drops (default 128)\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -393,7 +395,7 @@ static void writer_free(Writer *w) {
 
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
-  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024;
+  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = 128;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
   for (int i = 1; i < argc; i++) {
@@ -414,6 +416,9 @@ int cmd_enumerate(int argc, char **argv) {
     } else if (!strcmp(a, "--batch") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &batch) || batch < 1 || batch > 1000000)
         return cli_usage_error("enumerate", "--batch needs a number from 1 to 1000000");
+    } else if (!strcmp(a, "--solver-hash") && i + 1 < argc) {
+      if (!cli_parse_u64(argv[++i], &solver_mb) || solver_mb < 1 || solver_mb > 65536)
+        return cli_usage_error("enumerate", "--solver-hash needs a number of megabytes from 1 to 65536");
     } else if (!strcmp(a, "--sort-mem") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &sort_mb) || sort_mb < 1 || sort_mb > ((uint64_t)1 << 20))
         return cli_usage_error("enumerate", "--sort-mem needs a number of megabytes from 1 to 1048576");
@@ -481,7 +486,8 @@ int cmd_enumerate(int argc, char **argv) {
 
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
   RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict,
-                      .strict_alternatives = strict_alt, .threads = (int)threads, .progress = on_progress, .progress_ctx = &pr};
+                      .strict_alternatives = strict_alt, .threads = (int)threads,
+                      .solver_hash_mb = (int)solver_mb, .progress = on_progress, .progress_ctx = &pr};
   Retro *r;
   rc = retro_create(&mat, &ro, &r, &err);
   if (rc) {
