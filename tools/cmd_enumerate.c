@@ -90,10 +90,11 @@ static void on_progress(const RetroProgress *p, void *ctx) {
   double eta = frac > 0.01 ? phase_el / frac - phase_el : -1;
   char etas[32] = "?";
   if (eta >= 0) snprintf(etas, sizeof etas, "%.0fs", eta);
-  fprintf(stderr, "%s%-8s layer %3d  positions %12llu  new %10llu  %5.1f%%  %.0f pos/s  elapsed %.1fs  eta %s  rss %ld MB%s",
+  /* rate: the phase's new positions per second */
+  fprintf(stderr, "%s%-8s layer %3d  positions %12llu  new %10llu  %5.1f%%  %.0f new/s  elapsed %.1fs  eta %s  rss %ld MB%s",
           pr->tty ? "\r" : "", p->phase, p->layer, (unsigned long long)p->positions,
-          (unsigned long long)p->layer_new, 100.0 * frac, el > 0 ? (double)p->positions / el : 0.0, el, etas,
-          cli_peak_rss_kb() / 1024, pr->tty ? "" : "\n");
+          (unsigned long long)p->layer_new, 100.0 * frac, phase_el > 0 ? (double)p->layer_new / phase_el : 0.0, el,
+          etas, cli_peak_rss_kb() / 1024, pr->tty ? "" : "\n");
   fflush(stderr);
 }
 
