@@ -37,5 +37,11 @@ if command -v node >/dev/null 2>&1; then
     && ok "JSON parses, one object per layer" || bad "JSON does not parse"
 fi
 
+# the solver's table size does not change a ranging set's database
+"$T" enumerate --pieces B2 --db "$tmp/b1.mdb" --solver-hash 1 >/dev/null 2>&1 || bad "enumerate B2 --solver-hash 1"
+"$T" enumerate --pieces B2 --db "$tmp/b2.mdb" >/dev/null 2>&1 || bad "enumerate B2"
+"$T" query --db "$tmp/b1.mdb" --json >"$tmp/b1.txt"
+"$T" query --db "$tmp/b2.mdb" --json | cmp -s - "$tmp/b1.txt" && [ -s "$tmp/b1.txt" ] \
+  && ok "B2: same database with --solver-hash 1 and the default" || bad "B2: --solver-hash changes the database"
 "$T" query --db "$tmp/missing.mdb" --generation >/dev/null 2>&1; [ $? = 3 ] && ok "missing file: exit 3" || bad "missing file"
 summary

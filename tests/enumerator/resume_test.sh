@@ -67,6 +67,7 @@ expect_status "enumerate without --pieces" 2 "$T" enumerate --db "$tmp/x.mdb"
 expect_status "enumerate bad spec" 2 "$T" enumerate --pieces X4 --db "$tmp/x.mdb"
 expect_status "enumerate too many pieces with a ranging piece" 2 "$T" enumerate --pieces R1G2S2 --db "$tmp/x.mdb"
 expect_status "enumerate bad --sort-mem" 2 "$T" enumerate --pieces $MAT --db "$tmp/x.mdb" --sort-mem 0
+expect_status "enumerate bad --solver-hash" 2 "$T" enumerate --pieces R2 --db "$tmp/x.mdb" --solver-hash 0
 expect_status "enumerate onto an existing db" 2 "$T" enumerate --pieces $MAT --db "$tmp/ref.mdb"
 expect_status "resume with another material" 3 "$T" enumerate --pieces G2 --db "$tmp/ref.mdb" --resume
 printf 'not a database at all, just text\n' >"$tmp/foreign.mdb"
