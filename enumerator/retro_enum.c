@@ -362,9 +362,7 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
     r->solvers = calloc((size_t)nt, sizeof *r->solvers);
     SolverOptions so;
     solver_options_default(&so);
-    /* the bounded searches of the drop positions re-search much when their table
-     * is small (R1G1S1's layers: 38 s with 128 MiB, 44 s with 64, 54 s with 32) */
-    so.hash_mb = r->opt.solver_hash_mb > 0 ? (size_t)r->opt.solver_hash_mb : 128;
+    so.hash_mb = r->opt.solver_hash_mb > 0 ? (size_t)r->opt.solver_hash_mb : RETRO_SOLVER_HASH_MB;
     so.prove_exact = false;
     for (int t = 0; r->solvers && t < nt; t++, r->nsolvers++)
       if (!(r->solvers[t] = solver_create(&so))) break;

@@ -63,12 +63,17 @@ typedef struct {
   uint64_t work_done, work_total; /* for rate and ETA within the phase */
 } RetroProgress;
 
+/* Default table of each solver valuing drop positions (ranging materials), MiB:
+ * the bounded searches re-search much in a small one (R1G1S1's layers: 54 s with
+ * 32, 44 s with 64, 38 s with 128 and with 256). */
+#define RETRO_SOLVER_HASH_MB 128
+
 typedef struct {
   int max_moves;          /* longest mate searched, in plies (odd); default 31 */
   bool strict_last_move;  /* 最終手余詰 makes a problem incomplete */
   bool strict_alternatives; /* 手順前後 / 迂回 / 非限定 make a problem incomplete */
   int threads;            /* worker threads for mates, layers and classification (default 1) */
-  int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (default 128) */
+  int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (0: RETRO_SOLVER_HASH_MB) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;

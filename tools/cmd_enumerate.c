@@ -357,6 +357,11 @@ static int write_sorted(Writer *w) {
   return flush_batch(w);
 }
 
+/* Positions of value L in the retrograde table: attacker to move when L is odd. */
+static unsigned long long layer_positions(const RetroStats *st, int L) {
+  return (unsigned long long)((L & 1) ? st->attacker_by_len[L] : st->defender_by_len[L]);
+}
+
 /* The generation figures (dbutil.h DB_META_GENERATION) into the database's meta. */
 static int store_generation(TsDb *db, const RetroStats *st, const char *spec, int max_moves, TsError *err) {
   size_t cap = 4096 + 96 * (RETRO_MAX_LEN + 2), n = 0;
@@ -370,13 +375,9 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
                         (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
   n += (size_t)snprintf(t + n, cap - n, "layer\tside\tpositions\tyozume\tfuzume\n");
   for (int L = 1; L <= st->last_layer + 1 && L <= RETRO_MAX_LEN; L++) {
-    unsigned long long yz = st->yozume_hits[L], fz = st->fuzume_hits[L];
-    if (L & 1)
-      n += (size_t)snprintf(t + n, cap - n, "%d\tattacker\t%llu\t%llu\t-\n", L,
-                            (unsigned long long)st->attacker_by_len[L], yz);
-    else
-      n += (size_t)snprintf(t + n, cap - n, "%d\tdefender\t%llu\t-\t%llu\n", L,
-                            (unsigned long long)st->defender_by_len[L], fz);
+    unsigned long long test = (L & 1) ? st->yozume_hits[L] : st->fuzume_hits[L];
+    n += (size_t)snprintf(t + n, cap - n, (L & 1) ? "%d\tattacker\t%llu\t%llu\t-\n" : "%d\tdefender\t%llu\t-\t%llu\n",
+                          L, layer_positions(st, L), test);
   }
   int rc = tsdb_meta_put_raw(db, DB_META_GENERATION, t, n, err);
   free(t);
@@ -396,7 +397,7 @@ static void writer_free(Writer *w) {
 
 int cmd_enumerate(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;
-  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = 128;
+  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = RETRO_SOLVER_HASH_MB;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
   for (int i = 1; i < argc; i++) {
@@ -530,19 +531,13 @@ int cmd_enumerate(int argc, char **argv) {
     if (rk) count[rk] = c;
     rc = retro_foreach_problem(r, count, on_problem, &w);
   }
+  const RetroStats *st = retro_stats(r);
   if (!rc) rc = write_sorted(&w);
+  /* written last, so a database that holds them is a finished one */
+  if (!rc) rc = store_generation(db, st, spec, (int)max_moves, &w.err);
   if (!rc) rc = tsdb_sync(db, &w.err);
   uint64_t t2 = cli_now_ms();
   if (pr.tty) fprintf(stderr, "\n");
-  if (rc) {
-    writer_free(&w);
-    retro_free(r);
-    tsdb_close(db);
-    return cli_fail("enumerate", &w.err);
-  }
-  const RetroStats *st = retro_stats(r);
-  rc = store_generation(db, st, spec, (int)max_moves, &w.err);
-  if (!rc) rc = tsdb_sync(db, &w.err);
   if (rc) {
     writer_free(&w);
     retro_free(r);
@@ -567,10 +562,8 @@ int cmd_enumerate(int argc, char **argv) {
            (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
            st->table_bytes / 1048576.0);
     printf("positions per layer (all sub-materials): ");
-    for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++) {
-      uint64_t v = (n & 1) ? st->attacker_by_len[n] : st->defender_by_len[n];
-      printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)v);
-    }
+    for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++)
+      printf("%s%d:%llu", n > 1 ? " " : "", n, layer_positions(st, n));
     printf("\n余詰め判定 per attacker layer (positions reached again: another check mates): ");
     for (int n = 1; n <= st->last_layer && n <= RETRO_MAX_LEN; n += 2)
       printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)st->yozume_hits[n]);

@@ -98,7 +98,7 @@ static int print_generation(TsDb *db, const char *path, bool json) {
     return 1;
   }
   char *t = rc ? NULL : malloc(len + 1);
-  if (!rc && !t) return cli_usage_error("query", "out of memory");
+  if (!rc && !t) rc = ts_error_set(&err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   if (rc || (rc = tsdb_meta_get_raw(db, DB_META_GENERATION, t, len, &len, &err))) {
     free(t);
     return cli_fail("query", &err);
@@ -113,17 +113,11 @@ static int print_generation(TsDb *db, const char *path, bool json) {
   printf("{");
   bool table = false, first = true, first_row = true;
   for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
-    char *f[5] = {0};
-    int nf = 0;
-    for (char *p = line; nf < 5; nf++) {
+    char *f[5] = {line};
+    int nf = 1;
+    for (char *p = line; nf < 5 && (p = strchr(p, '\t')); nf++) {
+      *p++ = 0;
       f[nf] = p;
-      char *tab = strchr(p, '\t');
-      if (!tab) {
-        nf++;
-        break;
-      }
-      *tab = 0;
-      p = tab + 1;
     }
     if (nf == 5 && !strcmp(f[0], "layer")) {
       printf("%s\"layers\":[", first ? "" : ",");
