@@ -73,8 +73,32 @@ static int after_mate_within(Solver *s, const Position *pos, Move m, Color att, 
   return pv_mate_within(s, &c, att, len, NULL);
 }
 
-/* Builds the main line of pos (exact length R) into out; returns its length or -1. */
-static int line_build(Solver *s, const Position *root, int R, Move *out, int cap) {
+/* The defence of pos (defender to move, mated within R) that lasts longest when
+ * every drop counts as a defence; *len gets the plies its reply position needs.
+ * A futile drop lasts at most R + 2 plies (its capture leaves a position no harder
+ * than the capture-and-hand-back one, mated within R), so R + 1 bounds the search.
+ * MOVE_NONE when stopped. */
+static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const MoveList *ml, int R, int *len) {
+  Move best = MOVE_NONE;
+  int bl = -1;
+  for (int i = 0; i < ml->size; i++) {
+    for (int L = bl >= R - 1 ? bl + 2 : R - 1; L <= R + 1; L += 2) {
+      int k = after_mate_within(s, pos, ml->moves[i], att, L);
+      if (k < 0) return MOVE_NONE;
+      if (k == 1) {
+        if (L > bl) best = ml->moves[i], bl = L;
+        break;
+      }
+    }
+  }
+  *len = bl;
+  return best;
+}
+
+/* Builds the main line of pos (exact length R) into out; returns its length or -1.
+ * *grew is set when a node had no defence of the bound's length under the 無駄合
+ * rule (see pv_longest_defence): the line is then longer than R. */
+static int line_build(Solver *s, const Position *root, int R, Move *out, int cap, bool *grew) {
   Position pos = *root;
   Color att = root->side;
   int n = 0;
@@ -166,10 +190,17 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         }
       }
       if (nl == 0) {
-        /* the length was only an upper bound here */
-        R -= 2;
-        if (R < 2) return -1;
-        continue;
+        /* No defence lasts R plies though the node is mated within R and not within
+         * R-2: a drop futile at R (its capture-and-hand-back position is mated within
+         * R) is not futile at R-2, where it lasts longer, and every other defence is
+         * shorter. The rule's bound has no main line here; the line goes on with the
+         * longest defence of all, drops counted as defences, and grows beyond R. */
+        int rc = 0;
+        Move m = pv_longest_defence(s, &pos, att, &ml, R, &rc);
+        if (m == MOVE_NONE) return -1;
+        *grew = true;
+        longest[nl++] = m;
+        R = rc + 1;
       }
       Move chosen = longest[0];
       if (nl > 1 && s->tie_budget > 0) {
@@ -181,7 +212,9 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
             Position c = pos;
             Undo u;
             pos_do_move(&c, longest[i], &u);
-            int k = line_build(s, &c, R - 1, sub, R);
+            bool sub_grew = false;
+            int k = line_build(s, &c, R - 1, sub, R, &sub_grew);
+            if (sub_grew) continue; /* not a line of R-1 plies */
             if (k < 0) break;
             Position e = c;
             for (int j = 0; j < k; j++) {
@@ -551,8 +584,9 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
     if (depth == 0 && p->side == att && Vj == len - j && len - j >= PV_TAIL && len - j < PV_TAIL + 2) {
       Move *tail = malloc((size_t)(Vj + 8) * sizeof *tail);
       s->tie_budget = 64;
-      int tn = tail ? line_build(s, p, Vj, tail, Vj + 8) : -1;
-      if (tn == Vj && j + tn <= cap && solver_line_verify(p, tail, tn, s->opt.futile_rule, NULL))
+      bool grew = false;
+      int tn = tail ? line_build(s, p, Vj, tail, Vj + 8, &grew) : -1;
+      if (tn == Vj && !grew && j + tn <= cap && solver_line_verify(p, tail, tn, s->opt.futile_rule, NULL))
         memcpy(line + j, tail, (size_t)tn * sizeof *tail);
       free(tail);
     }
@@ -624,35 +658,48 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   r->pv_len = 0;
   r->komaamari = false;
   if (!exact && !r->stop_reason) r->stop_reason = s->stop_reason;
-  if (s->pv_cap < U + 8) {
-    Move *p = realloc(s->pv, (size_t)(U + 8) * sizeof *p);
+  /* a line that grows past the rule's bound (line_build) gains at most 2 plies per defence */
+  if (s->pv_cap < 2 * U + 8) {
+    Move *p = realloc(s->pv, (size_t)(2 * U + 8) * sizeof *p);
     if (!p) {
       free(best);
       return;
     }
     s->pv = p;
-    s->pv_cap = U + 8;
+    s->pv_cap = 2 * U + 8;
   }
   int n = -1;
+  bool grew = false;
   if (!s->stopped && s->opt.prove_exact) {
     s->tie_budget = 64;
-    n = line_build(s, root, U, s->pv, s->pv_cap);
+    n = line_build(s, root, U, s->pv, s->pv_cap, &grew);
   }
   if (n < 0) {
     /* a limit stopped the search: follow the proofs left in the table instead */
     n = line_follow_table(s, root, U, s->pv, s->pv_cap);
     r->exact = false;
-    if (!r->stop_reason && s->opt.prove_exact) r->stop_reason = s->stop_reason;
+    if (!r->stop_reason && s->opt.prove_exact) r->stop_reason = s->stop_reason ? s->stop_reason : "line";
+  } else if (grew) {
+    /* Mated within U under the 無駄合 rule, but no line of U plies: the answer is
+     * the longest-defence line, longer than U, and says why it is not exact. */
+    r->exact = false;
+    r->length = n;
+    r->futile_bound = U;
+    r->stop_reason = "futile";
   }
   /* a checked line, not a main line: only when the answer is not exact anyway */
-  if (best && !r->exact && (n < 0 || bestn < n) && bestn <= s->pv_cap) {
+  if (best && !r->exact && !grew && (n < 0 || bestn < n) && bestn <= s->pv_cap) {
     memcpy(s->pv, best, (size_t)bestn * sizeof *best);
     n = bestn;
   }
   free(best);
   if (n < 0) return;
   int bad = 0;
-  if (!solver_line_verify(root, s->pv, n, s->opt.futile_rule, &bad)) return;
+  if (!solver_line_verify(root, s->pv, n, s->opt.futile_rule, &bad)) {
+    if (r->exact) r->stop_reason = "line";
+    r->exact = false;
+    return;
+  }
   Position e = *root;
   for (int i = 0; i < n; i++) {
     Undo u;
@@ -663,7 +710,10 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   r->komaamari = !hand_empty(e.hand[root->side]);
   /* A line read from the table (limits, or no exactness asked) is a checked mate
    * but not necessarily the main line: its length may differ from the bound U. */
-  if (n != U && r->exact) r->exact = false;
+  if (n != r->length && r->exact) {
+    r->exact = false;
+    r->stop_reason = "line";
+  }
 }
 
 /* ---------------------------------------------------------------- verification */

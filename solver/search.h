@@ -88,6 +88,7 @@ struct Solver {
   bool stopped;
   bool budget_hit;
   const char *stop_reason;
+  uint64_t setup_ms; /* table set-up since the last public call (reported in SolveResult) */
 
   /* path */
   uint64_t *path_full;

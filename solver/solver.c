@@ -42,6 +42,7 @@ Solver *solver_create(const SolverOptions *o) {
     solver_options_default(&s->opt);
   if (!s->opt.hash_mb) s->opt.hash_mb = 1;
   search_keys_init(s);
+  uint64_t t0 = solver_now_ms();
   size_t rep_n = (size_t)1 << 18;
   s->rep.key = malloc(rep_n * sizeof *s->rep.key);
   s->rep.gen = calloc(rep_n, sizeof *s->rep.gen);
@@ -59,6 +60,7 @@ Solver *solver_create(const SolverOptions *o) {
     free(s);
     return NULL;
   }
+  s->setup_ms = solver_now_ms() - t0;
   return s;
 }
 
@@ -68,15 +70,21 @@ void solver_free(Solver *s) {
   free(s);
 }
 
-void solver_clear(Solver *s) { tt_clear(&s->tt); }
+void solver_clear(Solver *s) {
+  uint64_t t0 = solver_now_ms();
+  tt_clear(&s->tt);
+  s->setup_ms += solver_now_ms() - t0;
+}
 
 int solver_set_options(Solver *s, const SolverOptions *o) {
   size_t mb = o->hash_mb ? o->hash_mb : 1;
   if (mb != s->opt.hash_mb) {
+    uint64_t t0 = solver_now_ms();
     TT t;
     if (!tt_init(&t, mb)) return TS_ERR_NOMEM;
     tt_release(&s->tt);
     s->tt = t;
+    s->setup_ms += solver_now_ms() - t0;
   }
   s->opt = *o;
   s->opt.hash_mb = mb;
@@ -174,6 +182,8 @@ void search_call_reset(Solver *s) {
 static void call_begin(Solver *s, SolveResult *r) {
   memset(r, 0, sizeof *r);
   r->status = SOLVE_UNKNOWN;
+  r->setup_ms = s->setup_ms;
+  s->setup_ms = 0;
   search_call_reset(s);
 }
 

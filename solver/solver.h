@@ -111,7 +111,16 @@ typedef struct {
   uint64_t first_nodes;   /* nodes and time of the first proof (or of the whole search) */
   uint64_t first_time_ms;
   int first_length;       /* length of the first proof found (strict count; 0 if none) */
-  const char *stop_reason; /* for SOLVE_UNKNOWN (and an inexact length): "nodes", "time", "stop", "depth"; else NULL */
+  const char *stop_reason; /* for SOLVE_UNKNOWN and an inexact length: "nodes", "time", "stop", "depth";
+                            * also, for an inexact length, "futile" (see futile_bound) or "line" (no
+                            * main line of the proven length could be built); else NULL */
+  uint64_t setup_ms;      /* time spent preparing the table (solver_create, solver_set_options,
+                           * solver_clear) since the previous call; not part of time_ms */
+  int futile_bound;       /* stop_reason "futile": the shortest L with a mate within L under the
+                           * 無駄合 rule. At some defender node a drop is futile at that bound but
+                           * not below it while every other defence is shorter, so no line of L
+                           * plies exists; length and pv are then the longest-defence line with
+                           * those drops counted as defences (longer than L). 0 otherwise. */
 } SolveResult;
 
 typedef struct Solver Solver;

@@ -1,5 +1,6 @@
 #include "tt.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,23 +10,42 @@
 
 _Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
 
+/* Huge pages: the table is mapped 2 MiB-aligned and advised for them, so the kernel
+ * backs it with few, large pages (far fewer page faults and TLB misses). */
+#define TT_CHUNK_SHIFT 21
+
 bool tt_init(TT *tt, size_t mb) {
   size_t bytes = (mb ? mb : 1) << 20;
   size_t nc = bytes / sizeof(TTCluster);
   if (nc < 1) nc = 1;
   if (nc > UINT32_MAX) nc = UINT32_MAX;
   size_t total = nc * sizeof(TTCluster);
-  /* 2 MiB alignment lets the kernel back the table with huge pages (fewer TLB misses) */
-  size_t align = (size_t)2 << 20;
-  size_t alloc = (total + align - 1) / align * align;
-  void *mem = aligned_alloc(align, alloc);
-  if (!mem) return false;
+  const size_t align = (size_t)1 << TT_CHUNK_SHIFT;
+  size_t len = (total + align - 1) / align * align;
+  /* Fresh anonymous memory reads as zero, and the kernel supplies a page only when
+   * the search first touches it: set-up costs nothing, and an easy problem pays
+   * only for the part of the table it uses (no memset of the whole table). */
+  size_t maplen = len + align;
+  uint8_t *raw = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return false;
+  uintptr_t a = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+  uint8_t *mem = (uint8_t *)a;
+  if (mem > raw) munmap(raw, (size_t)(mem - raw));
+  if (raw + maplen > mem + len) munmap(mem + len, (size_t)(raw + maplen - (mem + len)));
+  size_t nchunks = len >> TT_CHUNK_SHIFT;
+  uint8_t *dirty = calloc(nchunks, 1);
+  if (!dirty) {
+    munmap(mem, len);
+    return false;
+  }
 #ifdef MADV_HUGEPAGE
-  madvise(mem, alloc, MADV_HUGEPAGE);
+  madvise(mem, len, MADV_HUGEPAGE);
 #endif
-  memset(mem, 0, total);
   tt->mem = mem;
-  tt->c = mem;
+  tt->map_len = len;
+  tt->dirty = dirty;
+  tt->chunks = nchunks;
+  tt->c = (TTCluster *)mem;
   tt->clusters = nc;
   tt->size = nc * TT_CLUSTER;
   tt->used = 0;
@@ -33,14 +53,27 @@ bool tt_init(TT *tt, size_t mb) {
 }
 
 void tt_release(TT *tt) {
-  free(tt->mem);
+  if (tt->mem) munmap(tt->mem, tt->map_len);
+  free(tt->dirty);
   tt->mem = NULL;
+  tt->dirty = NULL;
   tt->c = NULL;
+  tt->map_len = tt->chunks = 0;
   tt->size = tt->used = tt->clusters = 0;
 }
 
+/* Only the chunks written since the last clear are cleared: a table that an easy
+ * problem barely used is cleared as cheaply as it was filled. */
 void tt_clear(TT *tt) {
-  memset(tt->c, 0, tt->clusters * sizeof *tt->c);
+  uint8_t *mem = tt->mem;
+  size_t end = tt->clusters * sizeof *tt->c;
+  for (size_t k = 0; k < tt->chunks; k++) {
+    if (!tt->dirty[k]) continue;
+    size_t from = k << TT_CHUNK_SHIFT, to = (k + 1) << TT_CHUNK_SHIFT;
+    if (to > end) to = end;
+    if (from < to) memset(mem + from, 0, to - from);
+    tt->dirty[k] = 0;
+  }
   tt->used = 0;
 }
 
@@ -137,6 +170,11 @@ static int victim(TT *tt, const TTCluster *c) {
   int v = -1;
   for (int i = 0; i < TT_CLUSTER; i++) {
     if (!c->tag[i]) {
+      /* every write reaches a cluster through an empty slot first: this marks its
+       * chunk (or two: a cluster may straddle a chunk boundary) */
+      size_t off = (size_t)((const uint8_t *)c - (const uint8_t *)tt->mem);
+      tt->dirty[off >> TT_CHUNK_SHIFT] = 1;
+      tt->dirty[(off + sizeof *c - 1) >> TT_CHUNK_SHIFT] = 1;
       tt->used++;
       return i;
     }

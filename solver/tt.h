@@ -52,7 +52,10 @@ typedef struct {
 
 typedef struct {
   TTCluster *c;
-  void *mem;
+  void *mem;       /* the mapping (2 MiB-aligned), map_len bytes */
+  size_t map_len;
+  uint8_t *dirty;  /* per 2 MiB chunk: written since the last clear */
+  size_t chunks;
   size_t clusters; /* the table holds clusters * TT_CLUSTER entries */
   size_t size;     /* entries */
   size_t used;
@@ -75,9 +78,11 @@ static inline TTCluster *tt_cluster(const TT *tt, uint64_t key) {
 /* The tag line only: the other lines are read when a tag matches. */
 static inline void tt_prefetch(const TT *tt, uint64_t key) { __builtin_prefetch(tt_cluster(tt, key)); }
 
-/* Allocates mb MiB (at least one cluster). false when out of memory. */
+/* Maps mb MiB (at least one cluster), empty; pages are supplied (zeroed) as the
+ * search first touches them. false when out of memory. */
 bool tt_init(TT *tt, size_t mb);
 void tt_release(TT *tt);
+/* Empties the table: clears only the chunks written since the last clear. */
 void tt_clear(TT *tt);
 /* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. */
 void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out);

@@ -24,12 +24,14 @@ static const char SOLVE_HELP[] =
     "  --trace            progress of the exact-length proof of a long problem on stderr\n"
     "  --json             one JSON object:\n"
     "                     {\"result\":\"mate|nomate|unknown\",\"length\":N,\"exact\":bool,\n"
-    "                      \"pv\":[\"7g7f\",...],\"nodes\":N,\"time_ms\":N}\n"
+    "                      \"pv\":[\"7g7f\",...],\"nodes\":N,\"time_ms\":N,\"setup_ms\":N\n"
+    "                      [,\"stop_reason\":\"nodes|time|depth|futile|line\"][,\"futile_bound\":N]}\n"
     "Text output: 'mate N' (or 'mate <=N' when N is not proven shortest), then the\n"
     "main line in USI ('usi ...') and KIF notation ('kif ...'); with 'mate <=N' the\n"
     "line is a checked mate, and 'line L plies' follows when its length L differs\n"
     "from N; 'nomate'; or\n"
-    "'unknown (<limit>)'; then 'nodes N' and 'time_ms T'.\n"
+    "'unknown (<limit>)'; then 'nodes N', 'time_ms T' and 'setup_ms S' (table set-up\n"
+    "before the search, not part of T).\n"
     "Main line: shortest attack, longest defence, 駒余り tie-break, 無駄合 not counted\n"
     "(a drop between a ranging checker and the king is futile when capturing it with\n"
     "check and handing it back still mates in the remaining length).\n"
@@ -163,7 +165,11 @@ int cmd_solve(int argc, char **argv) {
       usi_move_write(r.pv[k], mv);
       printf("%s\"%s\"", k ? "," : "", mv);
     }
-    printf("],\"nodes\":%llu,\"time_ms\":%llu}\n", (unsigned long long)r.nodes, (unsigned long long)r.time_ms);
+    printf("],\"nodes\":%llu,\"time_ms\":%llu,\"setup_ms\":%llu", (unsigned long long)r.nodes,
+           (unsigned long long)r.time_ms, (unsigned long long)r.setup_ms);
+    if (r.stop_reason) printf(",\"stop_reason\":\"%s\"", r.stop_reason);
+    if (r.futile_bound) printf(",\"futile_bound\":%d", r.futile_bound);
+    printf("}\n");
   } else {
     if (r.status == SOLVE_MATE) {
       printf("mate %s%d\n", r.exact ? "" : "<=", r.length);
@@ -189,11 +195,22 @@ int cmd_solve(int argc, char **argv) {
     if (r.status == SOLVE_MATE)
       printf("first_proof length %d nodes %llu time_ms %llu\n", r.first_length, (unsigned long long)r.first_nodes,
              (unsigned long long)r.first_time_ms);
-    printf("nodes %llu\ntime_ms %llu\n", (unsigned long long)r.nodes, (unsigned long long)r.time_ms);
+    printf("nodes %llu\ntime_ms %llu\nsetup_ms %llu\n", (unsigned long long)r.nodes, (unsigned long long)r.time_ms,
+           (unsigned long long)r.setup_ms);
   }
   if (r.status == SOLVE_UNKNOWN && json) fprintf(stderr, "tsume solve: stopped by the %s limit\n", r.stop_reason);
-  if (r.status == SOLVE_MATE && !r.exact && r.stop_reason)
-    fprintf(stderr, "tsume solve: length not proven shortest (%s limit)\n", r.stop_reason);
+  if (r.status == SOLVE_MATE && !r.exact && r.stop_reason) {
+    if (!strcmp(r.stop_reason, "futile"))
+      fprintf(stderr,
+              "tsume solve: length not proven shortest: mate within %d under the 無駄合 rule, but no line of "
+              "that length (at a defender node a drop is futile at the node's bound and not below it, and "
+              "every other defence is shorter); the line shown counts such drops as defences\n",
+              r.futile_bound);
+    else if (!strcmp(r.stop_reason, "line"))
+      fprintf(stderr, "tsume solve: length not proven shortest (no main line of the proven length)\n");
+    else
+      fprintf(stderr, "tsume solve: length not proven shortest (%s limit)\n", r.stop_reason);
+  }
   solver_free(s);
   return r.status == SOLVE_UNKNOWN ? 1 : 0;
 }

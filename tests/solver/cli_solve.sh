@@ -10,24 +10,25 @@ check() { # name expected actual
     echo "ok   $1"
   fi
 }
-strip() { grep -v -E '^(nodes|time_ms|first_proof) '; }
+strip() { grep -v -E '^(nodes|time_ms|setup_ms|first_proof) '; }
 
 out=$("$T" solve "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1" | strip)
 check "text mate 3" "mate 3
 usi 2b2a+ 1a2a G*2b
 kif ２一歩成(22) 同　玉(11) ２二金打" "$out"
 
-out=$("$T" solve --json "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1" | sed 's/"nodes":[0-9]*,"time_ms":[0-9]*/"nodes":N,"time_ms":T/')
-check "json mate 3" '{"result":"mate","length":3,"exact":true,"pv":["2b2a+","1a2a","G*2b"],"nodes":N,"time_ms":T}' "$out"
+out=$("$T" solve --json "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1" | sed 's/"nodes":[0-9]*,"time_ms":[0-9]*,"setup_ms":[0-9]*/"nodes":N,"time_ms":T,"setup_ms":S/')
+check "json mate 3" '{"result":"mate","length":3,"exact":true,"pv":["2b2a+","1a2a","G*2b"],"nodes":N,"time_ms":T,"setup_ms":S}' "$out"
 
 out=$("$T" solve lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1; echo "exit $?")
 check "nomate, exit 0" "nomate
 nodes 1
 time_ms 0
-exit 0" "$(echo "$out" | sed 's/^time_ms .*/time_ms 0/')"
+setup_ms 0
+exit 0" "$(echo "$out" | sed 's/^\(time_ms\|setup_ms\) .*/\1 0/')"
 
-out=$("$T" solve --json lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 | sed 's/"time_ms":[0-9]*/"time_ms":T/')
-check "json nomate" '{"result":"nomate","length":0,"exact":true,"pv":[],"nodes":1,"time_ms":T}' "$out"
+out=$("$T" solve --json lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 | sed 's/"time_ms":[0-9]*,"setup_ms":[0-9]*/"time_ms":T,"setup_ms":S/')
+check "json nomate" '{"result":"nomate","length":0,"exact":true,"pv":[],"nodes":1,"time_ms":T,"setup_ms":S}' "$out"
 
 out=$("$T" solve --nodes 50 "ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81" | strip; echo "exit $?")
 check "unknown by nodes" "unknown (nodes)

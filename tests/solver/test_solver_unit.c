@@ -118,14 +118,20 @@ static const char *pv_text(const SolveResult *r, char *buf, size_t n) {
   return buf;
 }
 
+/* A solver with the default options and an mb MiB table (o gets the options). */
+static Solver *solver_new(SolverOptions *o, size_t mb) {
+  solver_options_default(o);
+  o->hash_mb = mb;
+  Solver *s = solver_create(o);
+  assert_non_null(s);
+  return s;
+}
+
 /* The formats.md example, the 無駄合 rule on and off, mate_within, limits, options. */
 static void test_api(void **state) {
   (void)state;
   SolverOptions o;
-  solver_options_default(&o);
-  o.hash_mb = 4;
-  Solver *s = solver_create(&o);
-  assert_non_null(s);
+  Solver *s = solver_new(&o, 4);
   Position pos;
   SolveResult r;
   char buf[512];
@@ -232,11 +238,109 @@ static void test_line_verify_microcosmos(void **state) {
   free(rows);
 }
 
+/* Strict mate within d plies by plain minimax (every interposition a defence). */
+static bool brute_mate_within(Position *pos, int d, bool attacker_to_move) {
+  MoveList l;
+  if (!attacker_to_move) {
+    movegen_legal(pos, &l);
+    if (l.size == 0) return true;
+    if (d == 0) return false;
+    for (int i = 0; i < l.size; i++) {
+      Undo u;
+      pos_do_move(pos, l.moves[i], &u);
+      bool m = brute_mate_within(pos, d - 1, true);
+      pos_undo_move(pos, l.moves[i], &u);
+      if (!m) return false;
+    }
+    return true;
+  }
+  if (d <= 0) return false;
+  movegen_checks(pos, &l);
+  for (int i = 0; i < l.size; i++) {
+    Undo u;
+    pos_do_move(pos, l.moves[i], &u);
+    bool m = brute_mate_within(pos, d - 1, false);
+    pos_undo_move(pos, l.moves[i], &u);
+    if (m) return true;
+  }
+  return false;
+}
+
+/*
+ * A position (issue 16, item 12) where the 無駄合 rule's bound has no main line:
+ * mate within 15 and not within 13 under the rule, but after S*5e 5g B*1c the
+ * interpositions on 2d/3e/4f are futile at the node's bound and not below it, and
+ * every other defence is shorter. The answer used to be "mate <=15" with a 5-ply
+ * line and no reason; now length and line agree, and the reason is "futile".
+ */
+static void test_futile_gap(void **state) {
+  (void)state;
+  SolverOptions o;
+  Solver *s = solver_new(&o, 32);
+  Position pos;
+  load("3l5/9/2+bl2S2/1+R3+R3/+p8/1+p1kl1g2/1NN6/2G1pL3/3+p5 b BS2g2s2n14p 1", &pos);
+  /* no mate in 5 even counting every interposition (so not "mate 5") */
+  Position p = pos;
+  assert_false(brute_mate_within(&p, 5, true));
+  SolveResult r;
+  assert_int_equal(solver_mate_within(s, &pos, 13, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_NOMATE);
+  assert_int_equal(solver_mate_within(s, &pos, 15, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_MATE);
+  solver_clear(s);
+  assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+  assert_int_equal(r.status, SOLVE_MATE);
+  assert_false(r.exact);
+  assert_non_null(r.stop_reason);
+  assert_string_equal(r.stop_reason, "futile");
+  assert_int_equal(r.futile_bound, 15);
+  assert_int_equal(r.pv_len, r.length);
+  assert_true(r.length > 15);
+  assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
+  solver_free(s);
+}
+
+/* solver_clear forgets everything (only the written chunks are cleared): a search
+ * after it visits exactly the nodes of a fresh solver, also after a table that
+ * filled and was garbage-collected. */
+static void test_table_clear(void **state) {
+  (void)state;
+  SolverOptions o;
+  solver_options_default(&o);
+  o.hash_mb = 1;
+  o.prove_exact = false;
+  Position a, b;
+  load("ln2p2nl/5+B1gk/p1p2p3/6Spp/2B2gp2/2P3P1P/PP1P1P3/2GK+R1S2/LN3G2L b R2SN4P 81", &a);
+  load("BG1k1s3/1pp1lS3/2+b2p3/3+p1+R3/1L7/9/9/9/9 b G4NPr2g2s2l13p 1", &b);
+  Solver *fresh = solver_create(&o), *used = solver_create(&o);
+  assert_non_null(fresh);
+  assert_non_null(used);
+  SolveResult r1, r2;
+  assert_int_equal(solver_solve(fresh, &a, &r1), TS_OK);
+  assert_int_equal(r1.status, SOLVE_MATE);
+  o.max_nodes = 300000; /* enough to fill a 1 MB table */
+  assert_int_equal(solver_set_options(used, &o), TS_OK);
+  assert_int_equal(solver_solve(used, &b, &r2), TS_OK);
+  assert_true(solver_hashfull(used) > 0);
+  solver_clear(used);
+  assert_int_equal(solver_hashfull(used), 0);
+  o.max_nodes = 0;
+  assert_int_equal(solver_set_options(used, &o), TS_OK);
+  assert_int_equal(solver_solve(used, &a, &r2), TS_OK);
+  assert_int_equal(r2.status, SOLVE_MATE);
+  assert_int_equal(r2.nodes, r1.nodes);
+  assert_int_equal(r2.length, r1.length);
+  solver_free(fresh);
+  solver_free(used);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api),
       cmocka_unit_test(test_line_verify_microcosmos),
       cmocka_unit_test(test_checkgen_and_mate1),
+      cmocka_unit_test(test_futile_gap),
+      cmocka_unit_test(test_table_clear),
   };
   return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
 }
