@@ -85,7 +85,9 @@ int check_case(Solver *s, const CheckCase *c, CheckStats *st) {
     }
   }
   if (ok && r.status == SOLVE_MATE) {
-    if (r.pv_len != r.length) ok = false, why = "line length differs from the length";
+    if (!r.exact && !r.stop_reason) ok = false, why = "inexact length without a reason";
+    else if (r.futile_bound && !(r.futile_bound < r.length && !r.exact)) ok = false, why = "futile bound not below an inexact length";
+    else if (r.pv_len != r.length) ok = false, why = "line length differs from the length";
     else if (!solver_line_verify(&pos, r.pv, r.pv_len, c->futile_rule, NULL)) ok = false, why = "line fails verification";
     else if (!c->futile_rule && !check_line_plain(&pos, r.pv, r.pv_len)) ok = false, why = "line fails the plain check";
   }
