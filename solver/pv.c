@@ -80,13 +80,18 @@ static int after_mate_within(Solver *s, const Position *pos, Move m, Color att, 
  * MOVE_NONE when stopped. */
 static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const MoveList *ml, int R, int *len) {
   Move best = MOVE_NONE;
-  int bl = -1;
+  int bl = R - 3; /* a defence must outlast this (the node is not mated within R-2) */
   for (int i = 0; i < ml->size; i++) {
-    for (int L = bl >= R - 1 ? bl + 2 : R - 1; L <= R + 1; L += 2) {
+    if (bl >= 0) {
+      int k = after_mate_within(s, pos, ml->moves[i], att, bl);
+      if (k < 0) return MOVE_NONE;
+      if (k == 1) continue; /* no longer than the best so far */
+    }
+    for (int L = bl + 2; L <= R + 1; L += 2) {
       int k = after_mate_within(s, pos, ml->moves[i], att, L);
       if (k < 0) return MOVE_NONE;
       if (k == 1) {
-        if (L > bl) best = ml->moves[i], bl = L;
+        best = ml->moves[i], bl = L;
         break;
       }
     }
@@ -95,12 +100,53 @@ static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const 
   return best;
 }
 
+static int line_build_from(Solver *s, const Position *root, Color att, int R, Move *out, int cap, bool *grew);
+/* line_build_from with root an attacker node */
+static int line_build(Solver *s, const Position *root, int R, Move *out, int cap, bool *grew) {
+  return line_build_from(s, root, root->side, R, out, cap, grew);
+}
+
+/* Up to this length an attacker node tries its other mating checks when the line
+ * below the first one grows (a 無駄合 gap), so the line takes a check without one. */
+#define PV_BACKTRACK 32
+
+/* line_build at an attacker node (pos, checks ml, exact length R > 1): the first
+ * check whose line keeps the length, else the check with the shortest grown line. */
+static int line_build_or(Solver *s, const Position *pos, int R, const MoveList *ml, Move *out, int cap, bool *grew) {
+  if (cap < 1) return -1;
+  Move *sub = malloc((size_t)cap * sizeof *sub);
+  if (!sub) return -1;
+  int best = -1;
+  for (int i = 0; i < ml->size; i++) {
+    Position c = *pos;
+    Undo u;
+    pos_do_move(&c, ml->moves[i], &u);
+    int k = pv_mate_within(s, &c, pos->side, R - 1, NULL);
+    if (k < 0) break;
+    if (k == 0) continue;
+    bool g = false;
+    int sn = line_build_from(s, &c, pos->side, R - 1, sub, cap - 1, &g);
+    if (s->stopped) break;
+    if (sn < 0 || (g && best >= 0 && sn >= best)) continue;
+    out[0] = ml->moves[i];
+    memcpy(out + 1, sub, (size_t)sn * sizeof *sub);
+    best = sn;
+    if (!g) {
+      free(sub);
+      return sn + 1;
+    }
+  }
+  free(sub);
+  if (s->stopped || best < 0) return -1;
+  *grew = true;
+  return best + 1;
+}
+
 /* Builds the main line of pos (exact length R) into out; returns its length or -1.
  * *grew is set when a node had no defence of the bound's length under the 無駄合
  * rule (see pv_longest_defence): the line is then longer than R. */
-static int line_build(Solver *s, const Position *root, int R, Move *out, int cap, bool *grew) {
+static int line_build_from(Solver *s, const Position *root, Color att, int R, Move *out, int cap, bool *grew) {
   Position pos = *root;
-  Color att = root->side;
   int n = 0;
   MoveList ml;
   for (;;) {
@@ -108,6 +154,10 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
     if (pos.side == att) {
       if (R < 1) return -1;
       movegen_checks(&pos, &ml);
+      if (R > 1 && R <= PV_BACKTRACK) {
+        int k = line_build_or(s, &pos, R, &ml, out + n, cap - n, grew);
+        return k < 0 ? -1 : n + k;
+      }
       Move chosen = MOVE_NONE;
       for (int i = 0; i < ml.size; i++) {
         Position c = pos;
@@ -164,7 +214,18 @@ static int line_build(Solver *s, const Position *root, int R, Move *out, int cap
         if (k < 0) return -1;
         if (k == 1) cand[nc++] = ml.moves[i];
       }
-      if (nc == 0) return n;
+      if (nc == 0) {
+        /* every drop is futile at R and lasts longer than R: the gap described below */
+        int rc = 0;
+        Move m = pv_longest_defence(s, &pos, att, &ml, R, &rc);
+        if (m == MOVE_NONE) return -1;
+        *grew = true;
+        Undo u;
+        pos_do_move(&pos, m, &u);
+        out[n++] = m;
+        R = rc;
+        continue;
+      }
     }
     if (R < 2) return -1;
     const int R0 = R;

@@ -297,6 +297,25 @@ static void test_futile_gap(void **state) {
   assert_int_equal(r.pv_len, r.length);
   assert_true(r.length > 15);
   assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
+  /* Two gaps under the rule that a line through another check avoids (tanuki-5-0137,
+   * tanuki-3-0475: their strict lengths): L*1f / R*1a are mated within 5 / 3 only
+   * because the drops on 1e / 1b are futile at that bound, so the line takes G*1e /
+   * R*1b. They used to give a 3-ply line and a line of 1 ply failing verification. */
+  static const struct {
+    const char *sfen, *line;
+    int len;
+  } gaps[] = {
+      {"6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1", "G*1e 1d1c L*1d 1c2c 1e2d", 5},
+      {"7G1/9/6Bpk/9/9/9/9/9/9 b Rrb3g4s4n4l17p 1", "R*1b 1c1b 3c2b+", 3},
+  };
+  for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++) {
+    char buf[256];
+    load(gaps[i].sfen, &pos);
+    assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
+    assert_int_equal(r.length, gaps[i].len);
+    assert_true(r.exact);
+    assert_string_equal(pv_text(&r, buf, sizeof buf), gaps[i].line);
+  }
   solver_free(s);
 }
 
