@@ -13,7 +13,10 @@
  *             longest; among several, the one whose own main line ends with an
  *             empty attacker hand (駒余り tie-break), found by building those
  *             lines (bounded by a budget so long problems stay cheap).
- * A node with only futile drops left ends the line as mate.
+ * A node with only futile drops left ends the line as mate. Where no defence
+ * lasts R though the node's bound is R (a 無駄合 gap, solver.h), the line takes
+ * the longest defence counting every drop and grows beyond R; an attacker node
+ * with little left tries its other checks first (line_build_or).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -51,6 +51,12 @@
  * still mate) with design.md's "same remaining length" as the bound.
  * With futile_rule = false every interposition is a defence (the strict count
  * used by e.g. the tanuki generator and the YaneuraOu mate engine).
+ * A gap of this definition: a drop can be futile at L and not at L-2 while every
+ * other defence is much shorter (the drop is a real defence below L and outlasts
+ * L there). "Mate within L" then holds with no line of L plies. The main line
+ * avoids such nodes where another check keeps the length; where it cannot, the
+ * answer is the longest-defence line with those drops counted as defences, not
+ * exact, stop_reason "futile", futile_bound L.
  */
 #ifndef TSUME_SOLVER_H
 #define TSUME_SOLVER_H
