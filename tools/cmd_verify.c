@@ -12,6 +12,7 @@
 
 static const char VERIFY_HELP[] =
     "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
+    "                    [--partial]\n"
     "Re-solves every complete work of the database forward with the df-pn solver:\n"
     "its mate length must equal the stored one (proven exact), its stored main line\n"
     "must be legal, check at every attacker move and end in mate, and at every\n"
@@ -26,7 +27,10 @@ static const char VERIFY_HELP[] =
     "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
     "              hits it is counted as 'unproven', not as a disagreement\n"
     "  --threads N worker threads, each with its own solver (default: the number of\n"
-    "              processors); disagreements are printed in key order\n";
+    "              processors); disagreements are printed in key order\n"
+    "  --partial   verify a database whose enumeration is not finished (in progress\n"
+    "              or interrupted); without it such a database is named and nothing\n"
+    "              is checked (exit status 1)\n";
 
 /* One worker's state: its solver, counters, and the report of the record it checks. */
 typedef struct {
@@ -218,6 +222,7 @@ static int collect(const TsRecord *rec, void *vctx) {
   VerifyRun *r = vctx;
   if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
   if (r->limit && r->checked >= r->limit) return 1;
+  if (ferror(stdout)) return 1; /* output lost (full disk): main reports it */
   r->checked++;
   r->recs[r->n++] = *rec;
   if (r->n == VERIFY_BATCH) run_batch(r);
@@ -228,7 +233,7 @@ int cmd_verify(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, nodes = 2000000, limit = 0;
   uint64_t threads = (uint64_t)cli_default_threads();
-  bool have_moves = false;
+  bool have_moves = false, partial = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -241,7 +246,9 @@ int cmd_verify(int argc, char **argv) {
         return cli_usage_error("verify", "--moves needs a number from 1 to 65535");
       have_moves = true;
     } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &limit)) return cli_usage_error("verify", "--limit needs a number");
+      if (cli_option_limit("verify", argv[++i], &limit)) return 2;
+    } else if (!strcmp(a, "--partial")) {
+      partial = true;
     } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
       if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
     } else if (!strcmp(a, "--threads") && i + 1 < argc) {
@@ -254,8 +261,14 @@ int cmd_verify(int argc, char **argv) {
   if (!path) return cli_usage_error("verify", "missing --db PATH");
   TsDb *db;
   TsError err;
-  int rc = dbutil_open_ro(path, &db, &err);
-  if (rc) return cli_fail("verify", &err);
+  bool finished;
+  int rc = dbutil_open_reader("verify", path, &db, &finished);
+  if (rc) return rc;
+  if (!finished && !partial) {
+    tsdb_close(db);
+    cli_message("verify", "nothing checked; give --partial to verify what %s holds", path);
+    return 1;
+  }
   SolverOptions so;
   solver_options_default(&so);
   so.hash_mb = 32;
