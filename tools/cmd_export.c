@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,39 +239,40 @@ int cmd_export(int argc, char **argv) {
   ExportCtx x;
   memset(&x, 0, sizeof x);
   x.variations = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(EXPORT_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},          {"db", required_argument, NULL, 'd'},
+      {"moves", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'l'},
+      {"complete", no_argument, NULL, 'c'},      {"minimal", no_argument, NULL, 'M'},
+      {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
+      {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
+      {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
+      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(EXPORT_HELP, stdout); return 0;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &moves) || moves < 1 || moves > 65535)
         return cli_usage_error("export", "--moves needs a number from 1 to 65535");
       have_moves = true;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (cli_option_limit("export", argv[++i], &x.limit)) return 2;
-    } else if (!strcmp(a, "--complete")) {
-      x.need |= TSDB_F_COMPLETE;
-    } else if (!strcmp(a, "--minimal")) {
-      x.need |= TSDB_F_MINIMAL;
-    } else if (!strcmp(a, "--kif") && i + 1 < argc) {
-      x.dir = argv[++i];
-    } else if (!strcmp(a, "--kif-file") && i + 1 < argc) {
-      x.kif_file = argv[++i];
-    } else if (!strcmp(a, "--sfen") && i + 1 < argc) {
-      x.sfen_file = argv[++i];
-    } else if (!strcmp(a, "--utf8")) {
-      x.utf8 = true;
-    } else if (!strcmp(a, "--no-variations")) {
-      x.variations = false;
-    } else if (!strcmp(a, "--partial")) {
-      partial = true;
-    } else {
-      return cli_usage_error("export", "unknown or incomplete option '%s'", a);
+      break;
+    case 'l':
+      if (cli_option_limit("export", optarg, &x.limit)) return 2;
+      break;
+    case 'c': x.need |= TSDB_F_COMPLETE; break;
+    case 'M': x.need |= TSDB_F_MINIMAL; break;
+    case 'k': x.dir = optarg; break;
+    case 'K': x.kif_file = optarg; break;
+    case 's': x.sfen_file = optarg; break;
+    case 'u': x.utf8 = true; break;
+    case 'V': x.variations = false; break;
+    case 'P': partial = true; break;
+    default: return cli_getopt_error("export", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("export", "missing --db PATH");
   if (!!x.dir + !!x.kif_file + !!x.sfen_file != 1)
     return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F");

@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,30 +235,37 @@ int cmd_verify(int argc, char **argv) {
   uint64_t moves = 0, nodes = 2000000, limit = 0;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool have_moves = false, partial = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(VERIFY_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},         {"db", required_argument, NULL, 'd'},
+      {"moves", required_argument, NULL, 'm'},  {"limit", required_argument, NULL, 'l'},
+      {"nodes", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
+      {"partial", no_argument, NULL, 'P'},      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(VERIFY_HELP, stdout); return 0;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &moves) || moves < 1 || moves > 65535)
         return cli_usage_error("verify", "--moves needs a number from 1 to 65535");
       have_moves = true;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (cli_option_limit("verify", argv[++i], &limit)) return 2;
-    } else if (!strcmp(a, "--partial")) {
-      partial = true;
-    } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
-    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > WORKERS_MAX)
+      break;
+    case 'l':
+      if (cli_option_limit("verify", optarg, &limit)) return 2;
+      break;
+    case 'n':
+      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+      break;
+    case 't':
+      if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > WORKERS_MAX)
         return cli_usage_error("verify", "--threads needs a number from 1 to %d", WORKERS_MAX);
-    } else {
-      return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
+      break;
+    case 'P': partial = true; break;
+    default: return cli_getopt_error("verify", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("verify", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("verify", "missing --db PATH");
   TsDb *db;
   TsError err;

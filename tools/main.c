@@ -1,6 +1,7 @@
 /*
  * tsume - the command-line front end. One subcommand per file (cmd_*.c).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   core_init();
+  /* past the file-size limit (ulimit -f) a write fails with EFBIG, reported and exit 3, instead of a kill */
+  signal(SIGXFSZ, SIG_IGN);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(stdout);
     return cli_stdout_close("help");
