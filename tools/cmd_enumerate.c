@@ -468,14 +468,14 @@ int cmd_enumerate(int argc, char **argv) {
     char lock[4096];
     snprintf(lock, sizeof lock, "%s-lock", path);
     if (unlink(path) != 0) {
-      fprintf(stderr, "tsume enumerate: cannot remove %s\n", path);
+      cli_message("enumerate", "cannot remove %s: %s", path, strerror(errno));
       return 3;
     }
     unlink(lock);
     exists = false;
   }
   if (exists && !resume) {
-    fprintf(stderr, "tsume enumerate: %s already exists; use --resume to continue it, --force to replace it\n", path);
+    cli_message("enumerate", "%s already exists; use --resume to continue it, --force to replace it", path);
     return 2;
   }
   TsDb *db;

@@ -23,7 +23,7 @@ static const char QUERY_HELP[] =
     "                  length x flag\n"
     "  --both-mirrors  count a position and its mirror image separately (as seed 002 does);\n"
     "                  a symmetric position counts once\n"
-    "  --limit K       at most K problems\n"
+    "  --limit K       at most K problems (K >= 1)\n"
     "  --json          one JSON object per problem (sfen, length, flags, root_mates, line)\n"
     "  --generation    the figures of the enumeration that made the database: per layer\n"
     "                  (plies to mate) the positions of that value in the retrograde table,\n"

@@ -240,9 +240,10 @@ chmod 755 "$TMP/ro" "$TMP/ro2"
 chmod 700 "$TMP"
 
 # ---- 14, 15, 16. options
-for c in query export verify; do
-  expect "$c --limit 0: exit 2" 2 "--limit needs a number of at least 1" $c --db "$DB" --limit 0 --sfen "$TMP/l.sfen"
-done
+expect "query --limit 0: exit 2" 2 "--limit needs a number of at least 1" query --db "$DB" --limit 0
+expect "export --limit 0: exit 2" 2 "--limit needs a number of at least 1" export --db "$DB" --sfen "$TMP/l.sfen" --limit 0
+no_file "export --limit 0: no file" "$TMP/l.sfen"
+expect "verify --limit 0: exit 2" 2 "--limit needs a number of at least 1" verify --db "$DB" --limit 0
 expect "enumerate --resume --force: exit 2" 2 "contradict" enumerate --pieces G2 --db "$TMP/rf.mdb" --resume --force
 for c in query export verify enumerate perft solve; do
   expect "$c --bogus: exit 2" 2 "unknown option '--bogus'" $c --bogus
