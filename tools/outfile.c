@@ -2,24 +2,43 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Opens path itself: a device or pipe (/dev/stdout) cannot be replaced by a rename. */
+static int open_direct(OutFile *o, const char *path, TsError *err) {
+  if (!(o->f = fopen(path, "wb"))) {
+    int e = errno;
+    outfile_abort(o);
+    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
+  }
+  return TS_OK;
+}
+
 int outfile_open(OutFile *o, const char *path, TsError *err) {
   memset(o, 0, sizeof o[0]);
-  const char *slash = strrchr(path, '/');
-  size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t n = strlen(path) + 16;
-  o->path = strdup(path);
+  if (!(o->path = strdup(path))) return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+  struct stat st;
+  bool exists = stat(path, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) return open_direct(o, path, err);
+  /* a symbolic link stays one: the file it names is replaced */
+  char *real = exists ? realpath(path, NULL) : NULL;
+  const char *target = real ? real : path;
+  const char *slash = strrchr(target, '/');
+  size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+  size_t n = strlen(target) + 16;
+  o->target = strdup(target);
   o->tmp = malloc(n);
-  if (!o->path || !o->tmp) {
+  free(real);
+  if (!o->target || !o->tmp) {
     outfile_abort(o);
     return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
-  snprintf(o->tmp, n, "%.*s.%s.tmpXXXXXX", (int)dir, path, path + dir);
+  snprintf(o->tmp, n, "%.*s.%s.tmpXXXXXX", (int)dir, o->target, o->target + dir);
   int fd = mkstemp(o->tmp);
   if (fd < 0) {
     int e = errno;
@@ -44,6 +63,7 @@ void outfile_abort(OutFile *o) {
   if (o->f) fclose(o->f);
   if (o->tmp) unlink(o->tmp);
   free(o->tmp);
+  free(o->target);
   free(o->path);
   memset(o, 0, sizeof o[0]);
 }
@@ -54,20 +74,22 @@ int outfile_commit(OutFile *o, TsError *err) {
   int e = errno;
   bad |= ferror(o->f) != 0;
   errno = 0;
-  int rc = fclose(o->f);
+  if (fclose(o->f) != 0) {
+    bad = true;
+    if (!e) e = errno;
+  }
   o->f = NULL;
-  if (rc != 0 && !e) e = errno;
-  if (!bad && rc == 0 && rename(o->tmp, o->path) != 0) {
+  if (!bad && o->tmp && rename(o->tmp, o->target) != 0) {
     bad = true;
     e = errno;
   }
-  if (bad || rc != 0) {
+  if (bad) {
     ts_error_set(err, TS_ERR_IO, o->path, 0, 0, "write failed: %s", e ? strerror(e) : "I/O error");
     outfile_abort(o);
     return TS_ERR_IO;
   }
   free(o->tmp);
-  o->tmp = NULL;
+  o->tmp = NULL; /* renamed: nothing to remove */
   outfile_abort(o);
   return TS_OK;
 }

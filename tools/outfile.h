@@ -16,6 +16,9 @@
  *
  * Errors are TS_ERR_IO naming NAME and the system's reason (a full disk:
  * "No space left on device"); the temporary is removed on every failure.
+ * NAME that is a symbolic link stays one (the file it names is replaced);
+ * NAME that exists and is not a regular file (/dev/stdout, a fifo) is written
+ * directly, as it cannot be replaced.
  */
 #ifndef TSUME_OUTFILE_H
 #define TSUME_OUTFILE_H
@@ -26,8 +29,10 @@
 
 typedef struct {
   FILE *f;        /* write here; NULL once committed or aborted */
-  char *path;     /* final name */
-  char *tmp;      /* temporary name beside it */
+  char *path;     /* the name given, for messages */
+  char *target;   /* the file replaced: path, or the file its symbolic link names */
+  char *tmp;      /* temporary name beside target; NULL when path is a device or
+                     a pipe (/dev/stdout), written directly */
 } OutFile;
 
 /* Creates the temporary beside path and opens o->f on it (binary, mode

@@ -163,6 +163,15 @@ no_file "empty selection --kif DIR: no directory" "$TMP/mdir"
 echo old >"$TMP/old.sfen"
 expect "empty selection over an existing file: exit 1" 1 "" export --db "$DB" --moves 99 --sfen "$TMP/old.sfen"
 [ "$(cat "$TMP/old.sfen")" = old ] && ok "the existing file is left as it was" || ko "existing file" "changed"
+# what cannot be replaced by a rename is written directly; a symbolic link stays one
+"$T" export --db "$DB" --moves 3 --limit 5 --sfen /dev/stdout </dev/null 2>/dev/null >"$TMP/o.sfen"
+[ "$(wc -l <"$TMP/o.sfen")" -eq 5 ] && [ -L /dev/stdout ] && ok "export --sfen /dev/stdout: written to standard output" ||
+  ko "export --sfen /dev/stdout" "$(wc -l <"$TMP/o.sfen") lines"
+echo old >"$TMP/real.sfen"
+ln -s real.sfen "$TMP/link.sfen"
+expect "export --sfen through a symbolic link: exit 0" 0 "" export --db "$DB" --moves 3 --limit 5 --sfen "$TMP/link.sfen"
+[ -L "$TMP/link.sfen" ] && [ "$(wc -l <"$TMP/real.sfen")" -eq 5 ] && ok "the link stays, the file it names is written" ||
+  ko "export through a symbolic link" "link replaced or file not written"
 # a full disk: the file-size limit (any user), then a 256 KB tmpfs (root)
 (
   ulimit -f 200
@@ -245,8 +254,8 @@ expect "export --limit 0: exit 2" 2 "--limit needs a number of at least 1" expor
 no_file "export --limit 0: no file" "$TMP/l.sfen"
 expect "verify --limit 0: exit 2" 2 "--limit needs a number of at least 1" verify --db "$DB" --limit 0
 expect "enumerate --resume --force: exit 2" 2 "contradict" enumerate --pieces G2 --db "$TMP/rf.mdb" --resume --force
-for c in query export verify enumerate perft solve; do
-  expect "$c --bogus: exit 2" 2 "unknown option '--bogus'" $c --bogus
+for c in query export verify enumerate perft solve show bench; do
+  expect "$c --bogus: exit 2" 2 "'--bogus'" $c --bogus
 done
 expect "query stray argument: exit 2" 2 "unexpected argument 'stray'" query --db "$DB" stray
 expect "export --db without a value: exit 2" 2 "option '--db' needs a value" export --db
