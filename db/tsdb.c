@@ -10,12 +10,15 @@
 #include "tsdb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <lmdb.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "tsdb_codec.h"
@@ -79,6 +82,24 @@ static MDB_val val_str(const char *s) { return (MDB_val){strlen(s), (void *)s}; 
 static int lmdb_error(const char *path, int rc, const char *what, TsError *err) {
   int code = rc > 0 ? (rc == ENOMEM ? TS_ERR_NOMEM : TS_ERR_IO) : TS_ERR_DB;
   return ts_error_set(err, code, path, 0, 0, "%s: %s", what, mdb_strerror(rc));
+}
+
+/*
+ * LMDB reports a short write as EIO, which is what a full file system or the
+ * file-size limit of the process (ulimit -f) gives: name the real cause when
+ * the file system has (nearly) no room left or the file has reached the limit.
+ */
+static int write_errno(const char *path, int rc) {
+  if (rc != EIO) return rc;
+  const uint64_t slack = (uint64_t)1 << 20;
+  struct statvfs fs;
+  if (statvfs(path, &fs) == 0 && (uint64_t)(geteuid() ? fs.f_bavail : fs.f_bfree) * fs.f_frsize < slack) return ENOSPC;
+  struct rlimit rl;
+  struct stat st;
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && stat(path, &st) == 0 &&
+      (uint64_t)st.st_size + slack >= (uint64_t)rl.rlim_cur)
+    return EFBIG;
+  return rc;
 }
 
 static int rtxn_begin(TsDb *db, MDB_txn **txn, TsError *err) {
@@ -198,7 +219,7 @@ static int write_run(TsDb *db, WriteBody body, void *ctx, TsError *err) {
     if (rc == MDB_TXN_FULL)
       return ts_error_set(err, TS_ERR_DB, db->path, 0, 0,
                           "batch too large for one transaction; write smaller batches");
-    if (rc) return lmdb_error(db->path, rc, "write failed", err);
+    if (rc) return lmdb_error(db->path, write_errno(db->path, rc), "write failed", err);
     return TS_OK;
   }
 }
@@ -302,6 +323,10 @@ static int schema_open(TsDb *db, const TsDbMeta *meta, TsError *err) {
   return TS_OK;
 }
 
+/* Bytes of the lock file allocated before LMDB maps it: its reader table
+ * (126 readers of 64 bytes) and header. */
+#define TSDB_LOCK_BYTES 16384
+
 int tsdb_open(const char *path, unsigned flags, const TsDbMeta *meta, TsDb **out, TsError *err) {
   *out = NULL;
   const char *where = path ? path : "tsdb";
@@ -348,6 +373,31 @@ int tsdb_open(const char *path, unsigned flags, const TsDbMeta *meta, TsDb **out
   size_t map = meta && meta->map_size ? meta->map_size : TSDB_MAP_SIZE_DEFAULT;
   unsigned mflags = MDB_NOSUBDIR | MDB_NOTLS;
   if (flags & TSDB_RDONLY) mflags |= MDB_RDONLY;
+  /* The lock file is made here, its blocks allocated: LMDB maps it sparse, and
+   * touching an unbacked page of it on a full disk kills the process (SIGBUS).
+   * A reader that may not create or write it (a folder it can only read, a
+   * full disk) reads without one; LMDB would refuse the open. */
+  int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lfd < 0 && (flags & TSDB_RDONLY) && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+    mflags |= MDB_NOLOCK;
+  } else if (lfd < 0) {
+    ts = ts_error_set(err, TS_ERR_IO, lock, 0, 0, "cannot open the lock file: %s", strerror(errno));
+  } else {
+    int e = posix_fallocate(lfd, 0, TSDB_LOCK_BYTES);
+    close(lfd);
+    if (e == EOPNOTSUPP || e == EINVAL) e = 0; /* no allocation on this file system: as before */
+    if (e && (flags & TSDB_RDONLY)) {
+      if (!lock_existed) unlink(lock);
+      mflags |= MDB_NOLOCK;
+    } else if (e) {
+      ts = ts_error_set(err, TS_ERR_IO, lock, 0, 0, "cannot allocate the lock file: %s", strerror(e));
+    }
+  }
+  if (ts) {
+    tsdb_close(db);
+    if (!lock_existed) unlink(lock);
+    return ts;
+  }
   if (flags & TSDB_NOSYNC) mflags |= MDB_NOSYNC;
   int rc = mdb_env_create(&db->env);
   if (!rc) rc = mdb_env_set_maxdbs(db->env, 4);

@@ -16,6 +16,15 @@ static PieceType kind_of(char c) {
   }
 }
 
+/* Reads the digits at spec[*i]: their value, or -1 when it exceeds any piece
+ * inventory (the text is then quoted as given, never an overflowed int). */
+static int count_read(const char *spec, size_t *i) {
+  int n = 0;
+  for (; spec[*i] >= '0' && spec[*i] <= '9'; (*i)++)
+    if (n >= 0) n = n * 10 + (spec[*i] - '0') > 99 ? -1 : n * 10 + (spec[*i] - '0');
+  return n;
+}
+
 int material_parse(const char *spec, Material *m, TsError *err) {
   memset(m, 0, sizeof *m);
   const char *where = "--pieces";
@@ -29,26 +38,26 @@ int material_parse(const char *spec, Material *m, TsError *err) {
                           "'%c' is not a piece letter (P L N S G B R) in '%s'", spec[i], spec);
     if (m->count[t]) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "kind '%c' given twice", spec[i]);
     i++;
-    int n = 0, lo = -1;
+    bool ranged = false;
+    size_t from = i;
     if (spec[i] < '0' || spec[i] > '9')
       return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "count expected after '%c'", spec[i - 1]);
-    while (spec[i] >= '0' && spec[i] <= '9') n = n * 10 + (spec[i++] - '0');
+    int n = count_read(spec, &i), lo = n;
     if (spec[i] == '-') {
       if (range_used) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "only one kind may have a range");
-      range_used = true;
-      lo = n;
-      n = 0;
+      range_used = ranged = true;
       i++;
       if (spec[i] < '0' || spec[i] > '9')
         return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i + 1, "range end expected");
-      while (spec[i] >= '0' && spec[i] <= '9') n = n * 10 + (spec[i++] - '0');
-      if (lo < 1 || lo > n) return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i, "bad range %d-%d", lo, n);
+      n = count_read(spec, &i);
+      if (lo >= 0 && n >= 0 && (lo < 1 || lo > n))
+        return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i, "bad range %.*s", (int)(i - from), spec + from);
     }
-    if (n < 1 || n > PIECE_INVENTORY[t])
-      return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)i, "count %d of '%c' outside 1..%d", n, spec[i - 1],
-                          PIECE_INVENTORY[t]);
+    if (lo < 1 || lo > PIECE_INVENTORY[t] || n < 1 || n > PIECE_INVENTORY[t])
+      return ts_error_set(err, TS_ERR_PARSE, where, 0, (int)from + 1, "count %.*s of '%c' outside 1..%d",
+                          (int)(i - from), spec + from, spec[from - 1], PIECE_INVENTORY[t]);
     m->count[t] = n;
-    m->min_count[t] = lo < 0 ? n : lo;
+    m->min_count[t] = ranged ? lo : n;
   }
   int ranging = m->count[LANCE] + m->count[BISHOP] + m->count[ROOK];
   if (ranging && material_total(m) > MATERIAL_MAX_RANGING)

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,21 +15,84 @@
 #include "workers.h"
 #include "source.h"
 
+/* Length of the UTF-8 sequence at s (at most n bytes) when it is well formed
+ * and not a C1 control (U+0080..U+009F, which terminals may obey); else 0. */
+static size_t utf8_printable(const unsigned char *s, size_t n) {
+  size_t len = s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  if (!len || len > n) return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if (len == 2 && s[0] == 0xC2 && s[1] < 0xA0) return 0;                 /* C1 control */
+  if (len == 3 && s[0] == 0xE0 && s[1] < 0xA0) return 0;                 /* overlong */
+  if (len == 3 && s[0] == 0xED && s[1] >= 0xA0) return 0;                /* surrogate */
+  if (len == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  return len;
+}
+
+void cli_escape(const char *in, char *out, size_t n) {
+  if (!n) return;
+  const unsigned char *s = (const unsigned char *)in;
+  size_t len = strlen(in), k = 0;
+  for (size_t i = 0; i < len;) {
+    size_t u = s[i] >= 0x80 ? utf8_printable(s + i, len - i) : (s[i] >= 0x20 && s[i] != 0x7F);
+    if (u) {
+      if (k + u >= n) break;
+      memcpy(out + k, s + i, u);
+      k += u;
+      i += u;
+    } else {
+      if (k + 4 >= n) break;
+      snprintf(out + k, n - k, "\\x%02x", s[i]);
+      k += 4;
+      i++;
+    }
+  }
+  out[k] = 0;
+}
+
+void cli_message(const char *cmd, const char *fmt, ...) {
+  char raw[2048], safe[sizeof raw * 4];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(raw, sizeof raw, fmt, ap);
+  va_end(ap);
+  cli_escape(raw, safe, sizeof safe);
+  fprintf(stderr, "tsume %s: %s\n", cmd, safe);
+}
+
 int cli_fail(const char *cmd, const TsError *err) {
   char buf[1024];
   ts_error_format(err, buf, sizeof buf);
-  fprintf(stderr, "tsume %s: %s: %s\n", cmd, ts_strerror(err->code), buf);
+  cli_message(cmd, "%s: %s", ts_strerror(err->code), buf);
   return ts_error_exit_status(err->code);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  char raw[1024], safe[sizeof raw * 4];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "tsume %s: ", cmd);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(see 'tsume %s --help')\n", cmd);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  cli_escape(raw, safe, sizeof safe);
+  fprintf(stderr, "tsume %s: %s\n(see 'tsume %s --help')\n", cmd, safe, cmd);
   return 2;
+}
+
+int cli_stdout_close(const char *cmd) {
+  /* a failed write leaves the stream's error flag set; the final flush and
+   * close report what is still buffered (errno of the failing write) */
+  errno = 0;
+  bool bad = fflush(stdout) != 0;
+  int e = errno;
+  bad |= ferror(stdout) != 0;
+  errno = 0;
+  if (fclose(stdout) != 0) {
+    bad = true;
+    if (!e) e = errno;
+  }
+  if (!bad) return 0;
+  fprintf(stderr, "tsume %s: error writing standard output: %s\n", cmd, e ? strerror(e) : "write failed");
+  return 3;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out) {
@@ -97,4 +161,17 @@ int cli_option_mp(const char *cmd, const char *value, SolverOptions *o) {
   if (!value) return cli_usage_error(cmd, "--mp needs key=value,... (threads, base, leader, tt, budget)");
   if (!solver_mp_parse(value, o, why, sizeof why)) return cli_usage_error(cmd, "--mp: %s", why);
   return 0;
+}
+
+int cli_option_limit(const char *cmd, const char *value, uint64_t *limit) {
+  if (!cli_parse_u64(value, limit) || *limit < 1)
+    return cli_usage_error(cmd, "--limit needs a number of at least 1 (leave it out for no limit)");
+  return 0;
+}
+
+int cli_getopt_error(const char *cmd, int c, char **argv) {
+  const char *a = argv[optind - 1];
+  if (c == ':') return cli_usage_error(cmd, "option '%s' needs a value", a);
+  if (optopt && strncmp(a, "--", 2)) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+  return cli_usage_error(cmd, "unknown option '%s'", a);
 }

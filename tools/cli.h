@@ -20,6 +20,16 @@ typedef struct {
   const char *summary;
 } CliCommand;
 
+/* in (NUL-terminated) into out (capacity n, truncated): control bytes, C1
+ * controls and bytes outside well-formed UTF-8 become \xNN, so that nothing
+ * from the input reaches the terminal as a control sequence. */
+void cli_escape(const char *in, char *out, size_t n);
+/* Prints "tsume <cmd>: <formatted text, escaped as by cli_escape>" on stderr.
+ * Every message that holds a user-supplied string goes through it. */
+void cli_message(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flushes and closes standard output: 0, or 3 after "tsume <cmd>: error writing
+ * standard output: <reason>" on stderr (a full disk, /dev/full, a closed pipe). */
+int cli_stdout_close(const char *cmd);
 /* Prints "tsume <cmd>: <formatted error>" on stderr and returns the exit status for it. */
 int cli_fail(const char *cmd, const TsError *err);
 /* Prints a usage error and returns 2. */
@@ -40,6 +50,13 @@ int cli_default_threads(void);
 /* The value of --mp (multi-path parameters, solver.h) into *o; 0, or 2 after a
  * usage error printed for cmd. */
 int cli_option_mp(const char *cmd, const char *value, SolverOptions *o);
+
+/* The value of --limit K into *limit: 0, or 2 after a usage error printed for
+ * cmd. K is at least 1 (0 is refused rather than read as "no limit"). */
+int cli_option_limit(const char *cmd, const char *value, uint64_t *limit);
+/* The usage error for what getopt_long returned as c ('?' an unknown option,
+ * ':' a missing value; optstring must begin with ":" or "+:"): returns 2. */
+int cli_getopt_error(const char *cmd, int c, char **argv);
 
 /* Monotonic milliseconds. */
 uint64_t cli_now_ms(void);

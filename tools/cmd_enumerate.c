@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,44 +401,52 @@ int cmd_enumerate(int argc, char **argv) {
   uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = RETRO_SOLVER_HASH_MB;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(ENUM_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--pieces") && i + 1 < argc) {
-      spec = argv[++i];
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--max-moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &max_moves) || max_moves < 1 || max_moves > RETRO_MAX_LEN)
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},           {"pieces", required_argument, NULL, 'p'},
+      {"db", required_argument, NULL, 'd'},       {"max-moves", required_argument, NULL, 'm'},
+      {"threads", required_argument, NULL, 't'},  {"batch", required_argument, NULL, 'b'},
+      {"solver-hash", required_argument, NULL, 'H'}, {"sort-mem", required_argument, NULL, 's'},
+      {"resume", no_argument, NULL, 'r'},         {"stats", no_argument, NULL, 'S'},
+      {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
+      {"strict-alternatives", no_argument, NULL, 'A'}, {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(ENUM_HELP, stdout); return 0;
+    case 'p': spec = optarg; break;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &max_moves) || max_moves < 1 || max_moves > RETRO_MAX_LEN)
         return cli_usage_error("enumerate", "--max-moves needs a number from 1 to %d", RETRO_MAX_LEN);
-    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > 256)
+      break;
+    case 't':
+      if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > 256)
         return cli_usage_error("enumerate", "--threads needs a number from 1 to 256");
-    } else if (!strcmp(a, "--batch") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &batch) || batch < 1 || batch > 1000000)
+      break;
+    case 'b':
+      if (!cli_parse_u64(optarg, &batch) || batch < 1 || batch > 1000000)
         return cli_usage_error("enumerate", "--batch needs a number from 1 to 1000000");
-    } else if (!strcmp(a, "--solver-hash") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &solver_mb) || solver_mb < 1 || solver_mb > 65536)
+      break;
+    case 'H':
+      if (!cli_parse_u64(optarg, &solver_mb) || solver_mb < 1 || solver_mb > 65536)
         return cli_usage_error("enumerate", "--solver-hash needs a number of megabytes from 1 to 65536");
-    } else if (!strcmp(a, "--sort-mem") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &sort_mb) || sort_mb < 1 || sort_mb > ((uint64_t)1 << 20))
+      break;
+    case 's':
+      if (!cli_parse_u64(optarg, &sort_mb) || sort_mb < 1 || sort_mb > ((uint64_t)1 << 20))
         return cli_usage_error("enumerate", "--sort-mem needs a number of megabytes from 1 to 1048576");
-    } else if (!strcmp(a, "--resume")) {
-      resume = true;
-    } else if (!strcmp(a, "--stats")) {
-      stats = true;
-    } else if (!strcmp(a, "--force")) {
-      force = true;
-    } else if (!strcmp(a, "--strict-last-move")) {
-      strict = true;
-    } else if (!strcmp(a, "--strict-alternatives")) {
-      strict_alt = true;
-    } else {
-      return cli_usage_error("enumerate", "unknown or incomplete option '%s'", a);
+      break;
+    case 'r': resume = true; break;
+    case 'S': stats = true; break;
+    case 'f': force = true; break;
+    case 'L': strict = true; break;
+    case 'A': strict_alt = true; break;
+    default: return cli_getopt_error("enumerate", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("enumerate", "unexpected argument '%s'", argv[optind]);
+  if (resume && force)
+    return cli_usage_error("enumerate", "--resume and --force contradict each other: continue the database or replace it");
   if (!spec) return cli_usage_error("enumerate", "missing --pieces SPEC");
   if (!path) return cli_usage_error("enumerate", "missing --db PATH");
   Material mat;
@@ -459,14 +468,14 @@ int cmd_enumerate(int argc, char **argv) {
     char lock[4096];
     snprintf(lock, sizeof lock, "%s-lock", path);
     if (unlink(path) != 0) {
-      fprintf(stderr, "tsume enumerate: cannot remove %s\n", path);
+      cli_message("enumerate", "cannot remove %s: %s", path, strerror(errno));
       return 3;
     }
     unlink(lock);
     exists = false;
   }
   if (exists && !resume) {
-    fprintf(stderr, "tsume enumerate: %s already exists; use --resume to continue it, --force to replace it\n", path);
+    cli_message("enumerate", "%s already exists; use --resume to continue it, --force to replace it", path);
     return 2;
   }
   TsDb *db;

@@ -1,13 +1,16 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "dbutil.h"
 #include "kif.h"
 #include "movegen.h"
+#include "outfile.h"
 #include "sfen.h"
 #include "solver.h"
 #include "solver_value.h"
@@ -15,6 +18,7 @@
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
     "                    (--kif DIR | --kif-file F | --sfen F) [--utf8] [--no-variations]\n"
+    "                    [--partial]\n"
     "Writes problems of an enumerated database.\n"
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
@@ -28,7 +32,13 @@ static const char EXPORT_HELP[] =
     "up to 100 branches per problem.\n"
     "Every problem is re-solved by the df-pn solver first (its length must be confirmed\n"
     "exact; one that is not is reported and left out, exit status 1), and every file\n"
-    "written is read back with the KIF reader and replayed to mate.\n";
+    "written is read back with the KIF reader and replayed to mate.\n"
+    "Every file is written under a temporary name beside it and renamed when complete:\n"
+    "a failed or interrupted export leaves no cut file, and one that finds nothing to\n"
+    "write leaves no file (exit status 1).\n"
+    "  --partial        export from a database whose enumeration is not finished (in\n"
+    "                   progress or interrupted); without it such a database is named\n"
+    "                   and nothing is written (exit status 1)\n";
 
 typedef struct {
   const char *dir, *kif_file, *sfen_file;
@@ -36,7 +46,7 @@ typedef struct {
   uint32_t need;
   uint64_t limit, written, seen, unconfirmed;
   char material[64];
-  FILE *out;
+  OutFile out; /* --kif-file, --sfen */
   Solver *solver;
   int rc;
   TsError err;
@@ -159,13 +169,17 @@ static int export_one(const TsRecord *r, void *vctx) {
   sfen_write(&pos, sfen, sizeof sfen);
   dbutil_flags_format(r->flags, flags, sizeof flags);
   if (x->sfen_file) {
-    fprintf(x->out, "%s\t%u\t%s\t", sfen, r->length, flags);
+    errno = 0;
+    fprintf(x->out.f, "%s\t%u\t%s\t", sfen, r->length, flags);
     for (int i = 0; i < n; i++) {
       char mv[8];
       usi_move_write(line[i], mv);
-      fprintf(x->out, "%s%s", i ? " " : "", mv);
+      fprintf(x->out.f, "%s%s", i ? " " : "", mv);
     }
-    fprintf(x->out, "\n");
+    fprintf(x->out.f, "\n");
+    if (ferror(x->out.f))
+      return x->rc = ts_error_set(&x->err, TS_ERR_IO, x->sfen_file, 0, 0, "write failed: %s",
+                                  strerror(errno ? errno : EIO));
     x->written++;
     return 0;
   }
@@ -205,16 +219,15 @@ static int export_one(const TsRecord *r, void *vctx) {
     free(bytes);
     return x->rc = rc;
   }
-  FILE *f = x->dir ? fopen(path, "wb") : x->out;
-  if (!f) {
-    free(bytes);
-    return x->rc = ts_error_set(&x->err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+  if (x->dir) {
+    rc = outfile_write_all(path, bytes, len, &x->err);
+  } else {
+    errno = 0;
+    if (fwrite(bytes, 1, len, x->out.f) != len || fputs(x->utf8 ? "\n" : "\r\n", x->out.f) < 0 || ferror(x->out.f))
+      rc = ts_error_set(&x->err, TS_ERR_IO, path, 0, 0, "write failed: %s", strerror(errno ? errno : EIO));
   }
-  bool bad = fwrite(bytes, 1, len, f) != len;
-  if (!x->dir && !bad) bad = fputs(x->utf8 ? "\n" : "\r\n", f) < 0;
-  if (x->dir) bad |= fclose(f) != 0;
   free(bytes);
-  if (bad) return x->rc = ts_error_set(&x->err, TS_ERR_IO, path, 0, 0, "write failed: %s", strerror(errno));
+  if (rc) return x->rc = rc;
   x->written++;
   return 0;
 }
@@ -222,41 +235,44 @@ static int export_one(const TsRecord *r, void *vctx) {
 int cmd_export(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0;
-  bool have_moves = false;
+  bool have_moves = false, partial = false;
   ExportCtx x;
   memset(&x, 0, sizeof x);
   x.variations = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(EXPORT_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},          {"db", required_argument, NULL, 'd'},
+      {"moves", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'l'},
+      {"complete", no_argument, NULL, 'c'},      {"minimal", no_argument, NULL, 'M'},
+      {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
+      {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
+      {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
+      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(EXPORT_HELP, stdout); return 0;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &moves) || moves < 1 || moves > 65535)
         return cli_usage_error("export", "--moves needs a number from 1 to 65535");
       have_moves = true;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &x.limit)) return cli_usage_error("export", "--limit needs a number");
-    } else if (!strcmp(a, "--complete")) {
-      x.need |= TSDB_F_COMPLETE;
-    } else if (!strcmp(a, "--minimal")) {
-      x.need |= TSDB_F_MINIMAL;
-    } else if (!strcmp(a, "--kif") && i + 1 < argc) {
-      x.dir = argv[++i];
-    } else if (!strcmp(a, "--kif-file") && i + 1 < argc) {
-      x.kif_file = argv[++i];
-    } else if (!strcmp(a, "--sfen") && i + 1 < argc) {
-      x.sfen_file = argv[++i];
-    } else if (!strcmp(a, "--utf8")) {
-      x.utf8 = true;
-    } else if (!strcmp(a, "--no-variations")) {
-      x.variations = false;
-    } else {
-      return cli_usage_error("export", "unknown or incomplete option '%s'", a);
+      break;
+    case 'l':
+      if (cli_option_limit("export", optarg, &x.limit)) return 2;
+      break;
+    case 'c': x.need |= TSDB_F_COMPLETE; break;
+    case 'M': x.need |= TSDB_F_MINIMAL; break;
+    case 'k': x.dir = optarg; break;
+    case 'K': x.kif_file = optarg; break;
+    case 's': x.sfen_file = optarg; break;
+    case 'u': x.utf8 = true; break;
+    case 'V': x.variations = false; break;
+    case 'P': partial = true; break;
+    default: return cli_getopt_error("export", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("export", "missing --db PATH");
   if (!!x.dir + !!x.kif_file + !!x.sfen_file != 1)
     return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F");
@@ -266,23 +282,26 @@ int cmd_export(int argc, char **argv) {
   }
   TsDb *db;
   TsError err;
-  int rc = dbutil_open_ro(path, &db, &err);
-  if (rc) return cli_fail("export", &err);
+  bool finished;
+  int rc = dbutil_open_reader("export", path, &db, &finished);
+  if (rc) return rc;
+  if (!finished && !partial) {
+    tsdb_close(db);
+    cli_message("export", "nothing written; give --partial to export what %s holds", path);
+    return 1;
+  }
   TsDbMeta meta;
   if (tsdb_meta_get(db, &meta, &err) == TS_OK) snprintf(x.material, sizeof x.material, "%s", meta.material);
-  if (x.dir && mkdir(x.dir, 0777) != 0 && errno != EEXIST) {
+  bool made_dir = x.dir && mkdir(x.dir, 0777) == 0;
+  if (x.dir && !made_dir && errno != EEXIST) {
     tsdb_close(db);
     ts_error_set(&err, TS_ERR_IO, x.dir, 0, 0, "cannot create directory: %s", strerror(errno));
     return cli_fail("export", &err);
   }
   const char *outp = x.kif_file ? x.kif_file : x.sfen_file;
-  if (outp) {
-    x.out = fopen(outp, "wb");
-    if (!x.out) {
-      tsdb_close(db);
-      ts_error_set(&err, TS_ERR_IO, outp, 0, 0, "cannot write: %s", strerror(errno));
-      return cli_fail("export", &err);
-    }
+  if (outp && (rc = outfile_open(&x.out, outp, &err))) {
+    tsdb_close(db);
+    return cli_fail("export", &err);
   }
   SolverOptions so;
   solver_options_default(&so);
@@ -291,14 +310,20 @@ int cmd_export(int argc, char **argv) {
   x.solver = solver_create(&so);
   if (!x.solver) {
     tsdb_close(db);
-    if (x.out) fclose(x.out);
+    outfile_abort(&x.out);
     fprintf(stderr, "tsume export: out of memory\n");
     return 3;
   }
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, export_one, &x, &err);
   solver_free(x.solver);
   tsdb_close(db);
-  if (x.out && fclose(x.out) != 0 && !x.rc) x.rc = ts_error_set(&x.err, TS_ERR_IO, outp, 0, 0, "write failed");
+  /* the file appears only complete and not empty */
+  bool failed = x.rc || (rc && rc != 1);
+  if (failed || !x.written)
+    outfile_abort(&x.out);
+  else if (outp && outfile_commit(&x.out, &x.err))
+    return cli_fail("export", &x.err);
+  if (made_dir && !x.written) rmdir(x.dir);
   if (x.rc) return cli_fail("export", &x.err);
   if (rc && rc != 1) return cli_fail("export", &err);
   fprintf(stderr, "exported %llu problem(s), each re-solved by the solver; %llu not confirmed (not written)\n",

@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,26 +17,31 @@ static const char PERFT_HELP[] =
 int cmd_perft(int argc, char **argv) {
   uint64_t depth = 0;
   bool divide = false, bulk = true, have_depth = false;
-  int i = 1;
-  for (; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(PERFT_HELP, stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--divide")) {
-      divide = true;
-    } else if (!strcmp(argv[i], "--no-bulk")) {
-      bulk = false;
-    } else if (!strcmp(argv[i], "--depth")) {
-      if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &depth) || depth > 20)
+  static const struct option LONG[] = {{"help", no_argument, NULL, 'h'},
+                                       {"divide", no_argument, NULL, 'd'},
+                                       {"no-bulk", no_argument, NULL, 'b'},
+                                       {"depth", required_argument, NULL, 'D'},
+                                       {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(PERFT_HELP, stdout); return 0;
+    case 'd': divide = true; break;
+    case 'b': bulk = false; break;
+    case 'D':
+      if (!cli_parse_u64(optarg, &depth) || depth > 20)
         return cli_usage_error("perft", "--depth needs a number from 0 to 20");
       have_depth = true;
-      i++;
-    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-      return cli_usage_error("perft", "unknown option '%s'", argv[i]);
-    } else {
       break;
+    case ':':
+      if (!strcmp(argv[optind - 1], "--depth")) return cli_usage_error("perft", "--depth needs a number from 0 to 20");
+      return cli_getopt_error("perft", c, argv);
+    default: return cli_getopt_error("perft", c, argv);
     }
   }
+  int i = optind;
   if (!have_depth) return cli_usage_error("perft", "missing --depth N");
   Position pos;
   TsError err;

@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static const char QUERY_HELP[] =
     "                  length x flag\n"
     "  --both-mirrors  count a position and its mirror image separately (as seed 002 does);\n"
     "                  a symmetric position counts once\n"
-    "  --limit K       at most K problems\n"
+    "  --limit K       at most K problems (K >= 1)\n"
     "  --json          one JSON object per problem (sfen, length, flags, root_mates, line)\n"
     "  --generation    the figures of the enumeration that made the database: per layer\n"
     "                  (plies to mate) the positions of that value in the retrograde table,\n"
@@ -61,6 +62,7 @@ static int on_record(const TsRecord *r, void *vctx) {
     return 0;
   }
   if (q->limit && q->shown >= q->limit) return 1;
+  if (ferror(stdout)) return 1; /* output lost (full disk): main reports it */
   q->shown++;
   Position pos;
   static Move line[TSDB_LINE_MAX];
@@ -93,8 +95,7 @@ static int print_generation(TsDb *db, const char *path, bool json) {
   TsError err;
   int rc = tsdb_meta_get_raw(db, DB_META_GENERATION, NULL, 0, &len, &err);
   if (rc == TS_ERR_NOTFOUND) {
-    fprintf(stderr, "tsume query: %s holds no generation figures (made by an older version or not finished)\n",
-            path);
+    cli_message("query", "%s holds no generation figures (made by an older version or not finished)", path);
     return 1;
   }
   char *t = rc ? NULL : malloc(len + 1);
@@ -146,50 +147,55 @@ int cmd_query(int argc, char **argv) {
   bool have_moves = false, generation = false;
   QueryCtx q;
   memset(&q, 0, sizeof q);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(QUERY_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},          {"db", required_argument, NULL, 'd'},
+      {"moves", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'l'},
+      {"complete", no_argument, NULL, 'c'},      {"minimal", no_argument, NULL, 'M'},
+      {"flag", required_argument, NULL, 'f'},    {"count", no_argument, NULL, 'n'},
+      {"json", no_argument, NULL, 'j'},          {"both-mirrors", no_argument, NULL, 'b'},
+      {"generation", no_argument, NULL, 'g'},    {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    uint32_t b;
+    switch (c) {
+    case 'h': fputs(QUERY_HELP, stdout); return 0;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &moves) || moves < 1 || moves > 65535)
         return cli_usage_error("query", "--moves needs a number from 1 to 65535");
       have_moves = true;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &limit)) return cli_usage_error("query", "--limit needs a number");
-    } else if (!strcmp(a, "--complete")) {
-      q.need |= TSDB_F_COMPLETE;
-    } else if (!strcmp(a, "--minimal")) {
-      q.need |= TSDB_F_MINIMAL;
-    } else if (!strcmp(a, "--flag") && i + 1 < argc) {
-      uint32_t b = dbutil_flag_parse(argv[++i]);
-      if (!b) return cli_usage_error("query", "unknown flag '%s'", argv[i]);
+      break;
+    case 'l':
+      if (cli_option_limit("query", optarg, &limit)) return 2;
+      break;
+    case 'c': q.need |= TSDB_F_COMPLETE; break;
+    case 'M': q.need |= TSDB_F_MINIMAL; break;
+    case 'f':
+      if (!(b = dbutil_flag_parse(optarg))) return cli_usage_error("query", "unknown flag '%s'", optarg);
       q.need |= b;
-    } else if (!strcmp(a, "--count")) {
-      q.count_only = true;
-    } else if (!strcmp(a, "--json")) {
-      q.json = true;
-    } else if (!strcmp(a, "--both-mirrors")) {
-      q.both = true;
-    } else if (!strcmp(a, "--generation")) {
-      generation = true;
-    } else {
-      return cli_usage_error("query", "unknown or incomplete option '%s'", a);
+      break;
+    case 'n': q.count_only = true; break;
+    case 'j': q.json = true; break;
+    case 'b': q.both = true; break;
+    case 'g': generation = true; break;
+    default: return cli_getopt_error("query", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("query", "missing --db PATH");
   q.limit = limit;
   TsDb *db;
   TsError err;
-  int rc = dbutil_open_ro(path, &db, &err);
-  if (rc) return cli_fail("query", &err);
-  if (generation) {
+  int rc;
+  if (generation) { /* says itself when the database is not finished */
+    if ((rc = dbutil_open_ro(path, &db, &err))) return cli_fail("query", &err);
     rc = print_generation(db, path, q.json);
     tsdb_close(db);
     return rc;
   }
+  bool finished;
+  if ((rc = dbutil_open_reader("query", path, &db, &finished))) return rc;
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, on_record, &q, &err);
   if (q.rc) {
     tsdb_close(db);

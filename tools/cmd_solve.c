@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,48 +97,48 @@ int cmd_solve(int argc, char **argv) {
   solver_options_default(&o);
   bool json = false;
   int within = -1;
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    uint64_t v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(SOLVE_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--json")) {
-      json = true;
-    } else if (!strcmp(a, "--no-futile-rule")) {
-      o.futile_rule = false;
-    } else if (!strcmp(a, "--no-mate1")) {
-      o.use_mate1 = false;
-    } else if (!strcmp(a, "--trace")) {
-      o.trace = stderr;
-    } else if (!strcmp(a, "--no-exact")) {
-      o.prove_exact = false;
-    } else if (!strcmp(a, "--time-ms") || !strcmp(a, "--nodes") || !strcmp(a, "--hash") || !strcmp(a, "--within")) {
-      if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &v)) return cli_usage_error("solve", "%s needs a number", a);
-      if (!strcmp(a, "--time-ms")) o.time_ms = v;
-      else if (!strcmp(a, "--nodes")) o.max_nodes = v;
-      else if (!strcmp(a, "--hash")) {
-        if (v < 1 || v > (1u << 20)) return cli_usage_error("solve", "--hash needs 1 to 1048576 (MB)");
-        o.hash_mb = (size_t)v;
-      } else {
-        if (v > 20000) return cli_usage_error("solve", "--within needs 0 to 20000");
-        within = (int)v;
-      }
-      i++;
-    } else if (!strcmp(a, "--mp")) {
-      if (cli_option_mp("solve", i + 1 < argc ? argv[i + 1] : NULL, &o)) return 2;
-      i++;
-    } else if (!strcmp(a, "--algo")) {
-      if (i + 1 >= argc || !solver_algo_parse(argv[i + 1], &o.algo))
-        return cli_usage_error("solve", "--algo needs dfpn, pds or multipath");
-      i++;
-    } else if (a[0] == '-' && a[1] == '-') {
-      return cli_usage_error("solve", "unknown option '%s'", a);
-    } else {
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},           {"json", no_argument, NULL, 'j'},
+      {"no-futile-rule", no_argument, NULL, 'F'}, {"no-mate1", no_argument, NULL, '1'},
+      {"trace", no_argument, NULL, 't'},          {"no-exact", no_argument, NULL, 'E'},
+      {"time-ms", required_argument, NULL, 'T'},  {"nodes", required_argument, NULL, 'N'},
+      {"hash", required_argument, NULL, 'H'},     {"within", required_argument, NULL, 'W'},
+      {"mp", required_argument, NULL, 'P'},       {"algo", required_argument, NULL, 'A'},
+      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    uint64_t v = 0;
+    if ((c == 'T' || c == 'N' || c == 'H' || c == 'W') && !cli_parse_u64(optarg, &v))
+      return cli_usage_error("solve", "%s needs a number", argv[optind - 1]);
+    switch (c) {
+    case 'h': fputs(SOLVE_HELP, stdout); return 0;
+    case 'j': json = true; break;
+    case 'F': o.futile_rule = false; break;
+    case '1': o.use_mate1 = false; break;
+    case 't': o.trace = stderr; break;
+    case 'E': o.prove_exact = false; break;
+    case 'T': o.time_ms = v; break;
+    case 'N': o.max_nodes = v; break;
+    case 'H':
+      if (v < 1 || v > (1u << 20)) return cli_usage_error("solve", "--hash needs 1 to 1048576 (MB)");
+      o.hash_mb = (size_t)v;
       break;
+    case 'W':
+      if (v > 20000) return cli_usage_error("solve", "--within needs 0 to 20000");
+      within = (int)v;
+      break;
+    case 'P':
+      if (cli_option_mp("solve", optarg, &o)) return 2;
+      break;
+    case 'A':
+      if (!solver_algo_parse(optarg, &o.algo)) return cli_usage_error("solve", "--algo needs dfpn, pds or multipath");
+      break;
+    default: return cli_getopt_error("solve", c, argv);
     }
   }
+  int i = optind;
   Position pos;
   TsError err;
   int used = 0;

@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 static const char VERIFY_HELP[] =
     "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
+    "                    [--partial]\n"
     "Re-solves every complete work of the database forward with the df-pn solver:\n"
     "its mate length must equal the stored one (proven exact), its stored main line\n"
     "must be legal, check at every attacker move and end in mate, and at every\n"
@@ -26,7 +28,10 @@ static const char VERIFY_HELP[] =
     "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
     "              hits it is counted as 'unproven', not as a disagreement\n"
     "  --threads N worker threads, each with its own solver (default: the number of\n"
-    "              processors); disagreements are printed in key order\n";
+    "              processors); disagreements are printed in key order\n"
+    "  --partial   verify a database whose enumeration is not finished (in progress\n"
+    "              or interrupted); without it such a database is named and nothing\n"
+    "              is checked (exit status 1)\n";
 
 /* One worker's state: its solver, counters, and the report of the record it checks. */
 typedef struct {
@@ -218,6 +223,7 @@ static int collect(const TsRecord *rec, void *vctx) {
   VerifyRun *r = vctx;
   if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
   if (r->limit && r->checked >= r->limit) return 1;
+  if (ferror(stdout)) return 1; /* output lost (full disk): main reports it */
   r->checked++;
   r->recs[r->n++] = *rec;
   if (r->n == VERIFY_BATCH) run_batch(r);
@@ -228,34 +234,49 @@ int cmd_verify(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, nodes = 2000000, limit = 0;
   uint64_t threads = (uint64_t)cli_default_threads();
-  bool have_moves = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(VERIFY_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--db") && i + 1 < argc) {
-      path = argv[++i];
-    } else if (!strcmp(a, "--moves") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &moves) || moves < 1 || moves > 65535)
+  bool have_moves = false, partial = false;
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},         {"db", required_argument, NULL, 'd'},
+      {"moves", required_argument, NULL, 'm'},  {"limit", required_argument, NULL, 'l'},
+      {"nodes", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
+      {"partial", no_argument, NULL, 'P'},      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    switch (c) {
+    case 'h': fputs(VERIFY_HELP, stdout); return 0;
+    case 'd': path = optarg; break;
+    case 'm':
+      if (!cli_parse_u64(optarg, &moves) || moves < 1 || moves > 65535)
         return cli_usage_error("verify", "--moves needs a number from 1 to 65535");
       have_moves = true;
-    } else if (!strcmp(a, "--limit") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &limit)) return cli_usage_error("verify", "--limit needs a number");
-    } else if (!strcmp(a, "--nodes") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
-    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-      if (!cli_parse_u64(argv[++i], &threads) || threads < 1 || threads > WORKERS_MAX)
+      break;
+    case 'l':
+      if (cli_option_limit("verify", optarg, &limit)) return 2;
+      break;
+    case 'n':
+      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+      break;
+    case 't':
+      if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > WORKERS_MAX)
         return cli_usage_error("verify", "--threads needs a number from 1 to %d", WORKERS_MAX);
-    } else {
-      return cli_usage_error("verify", "unknown or incomplete option '%s'", a);
+      break;
+    case 'P': partial = true; break;
+    default: return cli_getopt_error("verify", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("verify", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("verify", "missing --db PATH");
   TsDb *db;
   TsError err;
-  int rc = dbutil_open_ro(path, &db, &err);
-  if (rc) return cli_fail("verify", &err);
+  bool finished;
+  int rc = dbutil_open_reader("verify", path, &db, &finished);
+  if (rc) return rc;
+  if (!finished && !partial) {
+    tsdb_close(db);
+    cli_message("verify", "nothing checked; give --partial to verify what %s holds", path);
+    return 1;
+  }
   SolverOptions so;
   solver_options_default(&so);
   so.hash_mb = 32;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "encode.h"
 #include "movegen.h"
 
@@ -52,3 +53,28 @@ int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n,
 }
 
 int dbutil_open_ro(const char *path, TsDb **db, TsError *err) { return tsdb_open(path, TSDB_RDONLY, NULL, db, err); }
+
+int dbutil_finished(TsDb *db, bool *finished, TsError *err) {
+  size_t len = 0;
+  int rc = tsdb_meta_get_raw(db, DB_META_GENERATION, NULL, 0, &len, err);
+  if (rc && rc != TS_ERR_NOTFOUND) return rc;
+  *finished = rc == TS_OK;
+  return TS_OK;
+}
+
+int dbutil_open_reader(const char *cmd, const char *path, TsDb **db, bool *finished) {
+  TsError err;
+  int rc = dbutil_open_ro(path, db, &err);
+  if (!rc) rc = dbutil_finished(*db, finished, &err);
+  if (rc) {
+    tsdb_close(*db);
+    *db = NULL;
+    return cli_fail(cmd, &err);
+  }
+  if (!*finished)
+    cli_message(cmd,
+                "warning: %s is not finished (its enumeration is in progress or was interrupted): "
+                "it may not hold every problem",
+                path);
+  return 0;
+}

@@ -5,6 +5,7 @@
 #ifndef TSUME_DBUTIL_H
 #define TSUME_DBUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "position.h"
@@ -40,5 +41,19 @@ int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n,
 
 /* Opens a database read-only, with a message naming the path on failure. */
 int dbutil_open_ro(const char *path, TsDb **db, TsError *err);
+/*
+ * Whether the enumeration that writes db has finished: `tsume enumerate` stores
+ * DB_META_GENERATION after the last record, so a database without it is being
+ * written, was interrupted (resume it with --resume), or was made by an older
+ * version. *finished is set on TS_OK.
+ */
+int dbutil_finished(TsDb *db, bool *finished, TsError *err);
+/*
+ * What every reader of a database does: dbutil_open_ro, then dbutil_finished;
+ * a database that is not finished is named in a warning on stderr ("tsume <cmd>:
+ * warning: PATH is not finished ..."). On failure the message is printed too
+ * and the exit status returned (*db NULL); 0 otherwise.
+ */
+int dbutil_open_reader(const char *cmd, const char *path, TsDb **db, bool *finished);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * tsume - the command-line front end. One subcommand per file (cmd_*.c).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,17 +41,25 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   core_init();
+  /* past the file-size limit (ulimit -f) a write fails with EFBIG, reported and exit 3, instead of a kill */
+  signal(SIGXFSZ, SIG_IGN);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(stdout);
-    return 0;
+    return cli_stdout_close("help");
   }
   if (!strcmp(argv[1], "--version")) {
     printf("tsume %s\n", TSUME_VERSION);
-    return 0;
+    return cli_stdout_close("--version");
   }
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-    if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "tsume: unknown command '%s'\n\n", argv[1]);
+    if (!strcmp(argv[1], COMMANDS[i].name)) {
+      int rc = COMMANDS[i].run(argc - 1, argv + 1);
+      /* what a command printed is only delivered once standard output is flushed */
+      return cli_stdout_close(COMMANDS[i].name) ? 3 : rc;
+    }
+  char name[256];
+  cli_escape(argv[1], name, sizeof name);
+  fprintf(stderr, "tsume: unknown command '%s'\n\n", name);
   usage(stderr);
   return 2;
 }

@@ -5,12 +5,17 @@
  *   tamper_db DB length   the first complete work of 3 plies: stored length 5
  *   tamper_db DB yozume   the first 余詰 problem (not complete) of 3 plies or
  *                         more: marked complete, yozume cleared
+ *   tamper_db DB unfinished COPY
+ *                         writes COPY (a new file) with DB's material, rules and
+ *                         records but not the figures `tsume enumerate` stores
+ *                         last: a database as an interrupted run leaves it
  *
  * Prints the record's length and flags before the change; exit 0 when a
  * record was rewritten, 1 when none fits, 2 on bad usage, 3 on a database error.
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tsdb.h"
@@ -34,9 +39,56 @@ static int pick(const TsRecord *rec, void *vctx) {
   return 1; /* stop the walk */
 }
 
+/* Records gathered for one write batch of the copy. */
+typedef struct {
+  TsDb *dst;
+  TsRecord *recs;
+  size_t n;
+  int rc;
+  TsError err;
+} Copy;
+
+#define COPY_BATCH 1000
+
+static int copy_one(const TsRecord *rec, void *vctx) {
+  Copy *c = vctx;
+  c->recs[c->n++] = *rec;
+  if (c->n == COPY_BATCH) {
+    c->rc = tsdb_put_batch(c->dst, c->recs, c->n, NULL, 0, &c->err);
+    c->n = 0;
+  }
+  return c->rc;
+}
+
+static int copy_unfinished(const char *src, const char *dst) {
+  TsDb *a, *b;
+  TsDbMeta meta;
+  Copy c = {0};
+  if (tsdb_open(src, TSDB_RDONLY, NULL, &a, &c.err) || tsdb_meta_get(a, &meta, &c.err)) {
+    fprintf(stderr, "tamper_db: %s\n", c.err.msg);
+    return 3;
+  }
+  if (tsdb_open(dst, TSDB_CREATE | TSDB_NOSYNC, &meta, &b, &c.err)) {
+    fprintf(stderr, "tamper_db: %s\n", c.err.msg);
+    tsdb_close(a);
+    return 3;
+  }
+  c.dst = b;
+  c.recs = malloc(COPY_BATCH * sizeof *c.recs);
+  int rc = c.recs ? tsdb_foreach(a, -1, copy_one, &c, &c.err) : 3;
+  if (!rc && c.n) rc = tsdb_put_batch(b, c.recs, c.n, NULL, 0, &c.err);
+  if (!rc) rc = tsdb_sync(b, &c.err);
+  if (rc) fprintf(stderr, "tamper_db: %s\n", c.recs ? c.err.msg : "out of memory");
+  free(c.recs);
+  tsdb_close(b);
+  tsdb_close(a);
+  return rc ? 3 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[2], "unfinished")) return copy_unfinished(argv[1], argv[3]);
   if (argc != 3 || (strcmp(argv[2], "length") && strcmp(argv[2], "yozume"))) {
-    fprintf(stderr, "usage: tamper_db DB length|yozume\n");
+    fprintf(stderr, "usage: tamper_db DB length|yozume\n       tamper_db DB unfinished COPY\n");
     return 2;
   }
   TsDb *db;

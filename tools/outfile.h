@@ -1,0 +1,50 @@
+/*
+ * outfile.h - output files that appear complete or not at all.
+ *
+ * An OutFile is written under a temporary name in the destination's own
+ * directory (".NAME.tmpXXXXXX") and renamed to NAME only by outfile_commit,
+ * after every byte was written and the file closed without error. A command
+ * that fails, finds nothing to write, or is killed never leaves a cut file
+ * under NAME (a killed one may leave the hidden temporary; an existing NAME
+ * stays as it was until the commit replaces it).
+ *
+ *   OutFile o;
+ *   if (outfile_open(&o, "k.sfen", &err)) return cli_fail(cmd, &err);
+ *   fprintf(o.f, ...);                      // write through o.f
+ *   if (nothing_written) outfile_abort(&o); // no file at all
+ *   else if (outfile_commit(&o, &err)) return cli_fail(cmd, &err);  // exit 3
+ *
+ * Errors are TS_ERR_IO naming NAME and the system's reason (a full disk:
+ * "No space left on device"); the temporary is removed on every failure.
+ * NAME that is a symbolic link stays one (the file it names is replaced);
+ * NAME that exists and is not a regular file (/dev/stdout, a fifo) is written
+ * directly, as it cannot be replaced.
+ */
+#ifndef TSUME_OUTFILE_H
+#define TSUME_OUTFILE_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct {
+  FILE *f;        /* write here; NULL once committed or aborted */
+  char *path;     /* the name given, for messages */
+  char *target;   /* the file replaced: path, or the file its symbolic link names */
+  char *tmp;      /* temporary name beside target; NULL when path is a device or
+                     a pipe (/dev/stdout), written directly */
+} OutFile;
+
+/* Creates the temporary beside path and opens o->f on it (binary, mode
+ * 0666 less the umask, as fopen would). */
+int outfile_open(OutFile *o, const char *path, TsError *err);
+/* Flushes, checks, closes and renames the temporary to the final name. On
+ * failure the temporary is removed and the final name left untouched. */
+int outfile_commit(OutFile *o, TsError *err);
+/* Closes and removes the temporary (nothing appears); safe after a commit. */
+void outfile_abort(OutFile *o);
+
+/* The whole of bytes[0..len) as the file path, through an OutFile. */
+int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *err);
+
+#endif
