@@ -251,14 +251,13 @@ int csa_parse(const char *text, size_t len, const char *where, Position *pos, Mo
   size_t i = 0;
   bool any = false;
   while (i < len) {
-    size_t j = i;
-    while (j < len && text[j] != '\n') j++;
-    size_t e = j;
-    while (e > i && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    size_t next;
+    size_t e = notation_line_next(text, len, i, &next);
+    while (e > i && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
     line++;
     const char *s = text + i;
     size_t n = e - i;
-    i = j + 1;
+    i = next;
     if (memchr(s, 0, n)) return ts_error_set(err, TS_ERR_PARSE, where, line, (int)((const char *)memchr(s, 0, n) - s) + 1, "NUL byte");
     if (n == 1 && s[0] == '/') break; /* next record */
     if (n) any = true;

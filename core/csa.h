@@ -12,7 +12,8 @@
  *   "+" / "-"             side to move (ends the position; mandatory);
  *   then moves "+7776FU" / "-0022KI" (piece after the move: "+2221TO" promotes), several
  *   statements per line separated by ',', times "T12" and "%TSUMI"/"%TORYO"... ignored.
- *   A "/" line ends the record; the rest of the text is not read.
+ *   A "/" line ends the record; the rest of the text is not read. Lines end in LF,
+ *   CRLF or CR, in any mix.
  * Pieces: FU KY KE GI KI KA HI OU TO NY NK NG UM RY; squares "11".."99" (file, rank).
  *
  * Writing gives P1..P9, "P+" / "P-" hand lines (only when the hand is not empty,

@@ -1,5 +1,7 @@
 #include "kif.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,12 @@ int kif_move_write(const Position *before, Move m, Move prev, char *out, size_t 
 
 /* ------------------------------------------------------------------ reader */
 
+/* The text of consecutive '*' lines that belong to one node: ctext[off..off+len). */
+typedef struct {
+  KifNode *node;
+  size_t off, len;
+} KifCommentPiece;
+
 typedef struct {
   const char *where;
   TsError *err;
@@ -184,6 +192,13 @@ typedef struct {
   int depth, cap;
   Position cur;
   KifNode *last; /* node the next '*' comment belongs to */
+  /* comments: gathered as pieces of one growing text and given to their nodes at
+   * the end, so that reading stays linear however long a comment is, and however
+   * often a line comes back to a node (変化) to add to its comment */
+  char *ctext;
+  size_t ctext_len, ctext_cap;
+  KifCommentPiece *pieces;
+  size_t n_pieces, cap_pieces;
 } KifParser;
 
 /* Number of code points of lit matched at s[i..n), or 0. */
@@ -458,24 +473,64 @@ static int kif_move_line_parse(KifParser *ps, const uint32_t *s, int n, int i, i
   return kif_move_text_parse(ps, s, n, i, parent, line);
 }
 
+/* Room for `more` bytes in ps->ctext (grown geometrically). */
+static bool kif_ctext_reserve(KifParser *ps, size_t more) {
+  if (ps->ctext_cap - ps->ctext_len >= more) return true;
+  size_t ncap = ps->ctext_cap ? ps->ctext_cap : 4096;
+  while (ncap - ps->ctext_len < more) ncap *= 2;
+  char *nt = realloc(ps->ctext, ncap);
+  if (!nt) return false;
+  ps->ctext = nt;
+  ps->ctext_cap = ncap;
+  return true;
+}
+
 static int kif_comment_add(KifParser *ps, const uint32_t *s, int n, int line) {
-  KifNode *node = ps->last;
-  char *text = cps_to_utf8(s, n);
-  if (!text) return kif_nomem(ps, line);
-  if (!node->comment) {
-    node->comment = text;
-    return TS_OK;
+  KifCommentPiece *last = ps->n_pieces ? &ps->pieces[ps->n_pieces - 1] : NULL;
+  bool extend = last && last->node == ps->last;
+  if (!extend && ps->n_pieces == ps->cap_pieces) {
+    size_t ncap = ps->cap_pieces ? ps->cap_pieces * 2 : 16;
+    KifCommentPiece *np = realloc(ps->pieces, ncap * sizeof *np);
+    if (!np) return kif_nomem(ps, line);
+    ps->pieces = np;
+    ps->cap_pieces = ncap;
   }
-  size_t a = strlen(node->comment), b = strlen(text);
-  char *joined = realloc(node->comment, a + b + 2);
-  if (!joined) {
-    free(text);
-    return kif_nomem(ps, line);
+  if (!kif_ctext_reserve(ps, (size_t)n * 4 + 1)) return kif_nomem(ps, line);
+  if (extend)
+    ps->ctext[ps->ctext_len++] = '\n';
+  else
+    ps->pieces[ps->n_pieces++] = (KifCommentPiece){ps->last, ps->ctext_len, 0};
+  size_t start = ps->ctext_len;
+  for (int i = 0; i < n; i++) ps->ctext_len += (size_t)kanji_utf8_encode(s[i], ps->ctext + ps->ctext_len);
+  ps->pieces[ps->n_pieces - 1].len += ps->ctext_len - start + (extend ? 1 : 0);
+  return TS_OK;
+}
+
+static int kif_piece_cmp(const void *a, const void *b) {
+  const KifCommentPiece *x = a, *y = b;
+  uintptr_t nx = (uintptr_t)x->node, ny = (uintptr_t)y->node;
+  if (nx != ny) return nx < ny ? -1 : 1;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Gives every node the text of its pieces, in file order, joined by '\n'. */
+static int kif_comments_finish(KifParser *ps) {
+  if (ps->n_pieces > 1) qsort(ps->pieces, ps->n_pieces, sizeof *ps->pieces, kif_piece_cmp);
+  for (size_t i = 0; i < ps->n_pieces;) {
+    size_t j = i + 1, total = ps->pieces[i].len + 1;
+    for (; j < ps->n_pieces && ps->pieces[j].node == ps->pieces[i].node; j++) total += ps->pieces[j].len + 1;
+    char *text = malloc(total);
+    if (!text) return ts_error_set(ps->err, TS_ERR_NOMEM, ps->where, 0, 0, "out of memory");
+    size_t k = 0;
+    for (size_t q = i; q < j; q++) {
+      if (q > i) text[k++] = '\n';
+      memcpy(text + k, ps->ctext + ps->pieces[q].off, ps->pieces[q].len);
+      k += ps->pieces[q].len;
+    }
+    text[k] = 0;
+    ps->pieces[i].node->comment = text;
+    i = j;
   }
-  joined[a] = '\n';
-  memcpy(joined + a + 1, text, b + 1);
-  node->comment = joined;
-  free(text);
   return TS_OK;
 }
 
@@ -560,7 +615,7 @@ static void kif_locate(const char *text, size_t bad, bool cp932, int *line, int 
   int ln = 1;
   size_t start = 0;
   for (size_t i = 0; i < bad; i++)
-    if (text[i] == '\n') ln++, start = i + 1;
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= bad || text[i + 1] != '\n'))) ln++, start = i + 1;
   int col = 1;
   size_t i = start;
   if (ln == 1 && !cp932 && bad >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3;
@@ -584,7 +639,7 @@ static void kif_locate(const char *text, size_t bad, bool cp932, int *line, int 
 /* Encoding named by the "#KIF ... encoding=X" first line, or KIF_ENC_AUTO. */
 static KifEncoding kif_declared_encoding(const char *b, size_t len) {
   size_t e = 0;
-  while (e < len && b[e] != '\n') e++;
+  while (e < len && b[e] != '\n' && b[e] != '\r') e++;
   if (e < 4 || memcmp(b, "#KIF", 4) != 0) return KIF_ENC_AUTO;
   static const char key[] = "encoding=";
   for (size_t i = 4; i + sizeof key - 1 <= e; i++) {
@@ -644,22 +699,6 @@ int kif_parse(const char *bytes, size_t len, KifEncoding hint, const char *where
     text = conv;
   }
 
-  /* decode to code points once; lines are then indexed by character */
-  uint32_t *cps = malloc((tlen + 1) * sizeof *cps);
-  if (!cps) {
-    free(conv);
-    return ts_error_set(err, TS_ERR_NOMEM, where, 0, 0, "out of memory");
-  }
-  int ncp = 0;
-  for (size_t i = 0; i < tlen;) {
-    uint32_t cp;
-    int b = kanji_utf8_decode(text + i, tlen - i, &cp);
-    if (b < 0) b = 1, cp = 0xFFFD; /* cannot happen: checked or converted above */
-    cps[ncp++] = cp;
-    i += (size_t)b;
-  }
-  free(conv);
-
   KifParser ps;
   memset(&ps, 0, sizeof ps);
   ps.where = where;
@@ -668,9 +707,11 @@ int kif_parse(const char *bytes, size_t len, KifEncoding hint, const char *where
   ps.remaining = -1;
   ps.side = BLACK;
   notation_setup_init(&ps.st);
+  uint32_t *cps = NULL; /* the current line in code points: lines are indexed by character */
+  size_t cps_cap = 0;
   int rc = kif_record_init(rec, NULL);
   if (rc) {
-    free(cps);
+    free(conv);
     return ts_error_set(err, rc, where, 0, 0, "out of memory");
   }
   ps.cap = 64;
@@ -685,22 +726,40 @@ int kif_parse(const char *bytes, size_t len, KifEncoding hint, const char *where
 
   bool any = false;
   int line = 0;
-  for (int i = 0; i < ncp;) {
-    int j = i;
-    while (j < ncp && cps[j] != '\n') j++;
-    int e = j;
-    while (e > i && cps[e - 1] == '\r') e--;
+  for (size_t i = 0; i < tlen;) {
+    size_t next, e = notation_line_next(text, tlen, i, &next);
     line++;
-    for (int q = i; q < e; q++) {
-      if (cps[q] == 0) {
-        rc = ts_error_set(err, TS_ERR_PARSE, where, line, q - i + 1, "NUL character");
+    if (e - i >= (size_t)INT_MAX / 4) {
+      rc = ts_error_set(err, TS_ERR_PARSE, where, line, 1, "line too long");
+      goto fail;
+    }
+    if (e - i + 1 > cps_cap) {
+      size_t ncap = cps_cap ? cps_cap : 256;
+      while (ncap < e - i + 1) ncap *= 2;
+      uint32_t *nc = realloc(cps, ncap * sizeof *nc);
+      if (!nc) {
+        rc = ts_error_set(err, TS_ERR_NOMEM, where, line, 0, "out of memory");
         goto fail;
       }
-      if (!is_space_cp(cps[q]) && cps[q] != '\r') any = true;
+      cps = nc;
+      cps_cap = ncap;
     }
-    rc = kif_line_parse(&ps, cps + i, e - i, line);
+    int n = 0;
+    for (size_t q = i; q < e;) {
+      uint32_t cp;
+      int b = kanji_utf8_decode(text + q, e - q, &cp);
+      if (b < 0) b = 1, cp = 0xFFFD; /* cannot happen: checked or converted above */
+      if (cp == 0) {
+        rc = ts_error_set(err, TS_ERR_PARSE, where, line, n + 1, "NUL character");
+        goto fail;
+      }
+      if (!is_space_cp(cp)) any = true;
+      cps[n++] = cp;
+      q += (size_t)b;
+    }
+    rc = kif_line_parse(&ps, cps, n, line);
     if (rc) goto fail;
-    i = j + 1;
+    i = next;
   }
   if (!any) {
     rc = ts_error_set(err, TS_ERR_PARSE, where, 1, 1, "empty file");
@@ -710,16 +769,29 @@ int kif_parse(const char *bytes, size_t len, KifEncoding hint, const char *where
     rc = ts_error_set(err, TS_ERR_PARSE, where, ps.expect_line, 1, "変化：%d手 has no moves", ps.expect_branch);
     goto fail;
   }
+  if (!ps.bod && !rec->root->child && !ps.handicap_set) {
+    /* Without a diagram, 手合割 or moves nothing says which position is meant:
+     * the text is not a KIF record (or its line ends were not read as such). */
+    rc = ts_error_set(err, TS_ERR_PARSE, where, 0, 0, "no position diagram, 手合割 or moves: not a KIF record");
+    goto fail;
+  }
   rc = kif_start(&ps, line);
+  if (!rc) rc = kif_comments_finish(&ps);
   if (rc) goto fail;
   free(ps.path);
   free(ps.undo);
+  free(ps.ctext);
+  free(ps.pieces);
   free(cps);
+  free(conv);
   return TS_OK;
 fail:
   free(ps.path);
   free(ps.undo);
+  free(ps.ctext);
+  free(ps.pieces);
   free(cps);
+  free(conv);
   kif_record_free(rec);
   return rc;
 }

@@ -18,8 +18,10 @@
  * Reading (kif_parse):
  *   encoding: "#KIF ... encoding=UTF-8|Shift_JIS|CP932" on the first line, else a UTF-8 BOM,
  *   else the caller's hint, else "valid UTF-8 ? UTF-8 : CP932" (CP932 via iconv);
+ *   lines end in LF, CRLF or CR (old Mac files), in any mix;
  *   lines: '#' comments; 手合割 (平手 or absent = initial position when there is no
- *   diagram; any value is ignored when a diagram is present); the diagram (後手/上手の持駒,
+ *   diagram but there are moves or a 手合割 line; any value is ignored when a diagram
+ *   is present); the diagram (後手/上手の持駒,
  *   '|' rows read by character index, 先手/下手の持駒, 先手番/後手番; 王 竜 accepted; hands
  *   with なし, kanji counts, with or without U+3000 between pieces, 残り全部/残り全て = every
  *   piece not placed elsewhere); move lines "N <move>" (同　, 打, 成, 不成, 打(00),
@@ -127,7 +129,7 @@ int kif_line_add(KifRecord *rec, KifNode *parent, const Move *moves, int n, KifS
  *   TS_ERR_PARSE    bytes invalid in the encoding, NUL byte, empty text, malformed
  *                   diagram row / hand / numeral / move line, diagram after moves,
  *                   a move number that does not follow its line, 手合割 other than 平手
- *                   without a diagram;
+ *                   without a diagram, no diagram, 手合割 or move at all (not a KIF record);
  *   TS_ERR_ILLEGAL  impossible position (at the offending piece when there is one)
  *                   or a move that is not legal where it is played (at the move);
  *   TS_ERR_NOMEM.

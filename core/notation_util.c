@@ -5,6 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t notation_line_next(const char *text, size_t len, size_t i, size_t *next) {
+  size_t e = i;
+  while (e < len && text[e] != '\n' && text[e] != '\r') e++;
+  size_t n = e;
+  if (n < len) n += text[n] == '\r' && n + 1 < len && text[n + 1] == '\n' ? 2 : 1;
+  *next = n;
+  return e;
+}
+
 void notation_buf_init_fixed(NotationBuf *tb, char *out, size_t n) {
   memset(tb, 0, sizeof *tb);
   tb->data = out;

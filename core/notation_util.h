@@ -7,6 +7,9 @@
  *   NotationBuf tb; notation_buf_init_fixed(&tb, out, n); notation_buf_add(&tb, "x"); return tb.len;
  *   NotationBuf tb; notation_buf_init_dynamic(&tb); ...; if (tb.failed) -> TS_ERR_NOMEM; free(tb.data);
  *
+ * notation_line_next: splits text into lines ending in LF, CRLF or CR (old Mac
+ * files), in any mix.
+ *
  * NotationSetup: builds a Position from a text diagram while remembering where each
  * piece came from (line, column), so that an illegal position can be reported
  * at the offending piece.
@@ -33,6 +36,13 @@ void notation_buf_init_dynamic(NotationBuf *tb);
 void notation_buf_addn(NotationBuf *tb, const char *s, size_t n);
 void notation_buf_add(NotationBuf *tb, const char *s);
 void notation_buf_printf(NotationBuf *tb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The line that starts at text[i] (i < len) ends at the returned offset (its line
+ * end excluded); *next receives where the following line starts (len at the end).
+ * A line end is LF, CRLF or a CR not followed by LF.
+ */
+size_t notation_line_next(const char *text, size_t len, size_t i, size_t *next);
 
 typedef struct {
   Position pos;

@@ -281,6 +281,16 @@ int pos_validate(const Position *pos, const char *where, TsError *err) {
   return TS_OK;
 }
 
+int pos_validate_problem(const Position *pos, const char *where, TsError *err) {
+  int rc = pos_validate(pos, where, err);
+  if (rc) return rc;
+  Color defender = color_flip(pos->side);
+  if (pos->king[defender] == SQ_NONE)
+    return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "the defender (%s, the side not to move) has no king",
+                        defender == BLACK ? "sente" : "gote");
+  return TS_OK;
+}
+
 static inline void put_piece(Position *pos, Square s, Piece p, bool keyed) {
   pos->board[s] = p;
   pos->by_color[piece_color(p)] |= BB_SQ[s];

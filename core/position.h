@@ -57,6 +57,13 @@ void pos_give_remaining(Position *pos, Color c);
  * to move not in check. Returns TS_OK or TS_ERR_ILLEGAL with the reason in err.
  */
 int pos_validate(const Position *pos, const char *where, TsError *err);
+/*
+ * Checks that pos is a tsume problem a solver can be asked about: pos_validate,
+ * and the defender (the side not to move) has a king. Reading and showing a
+ * position needs only pos_validate; every command that solves one checks this.
+ * Returns TS_OK or TS_ERR_ILLEGAL with the reason in err.
+ */
+int pos_validate_problem(const Position *pos, const char *where, TsError *err);
 
 /* ---- queries ---- */
 static inline Piece pos_piece_on(const Position *pos, Square s) { return pos->board[s]; }

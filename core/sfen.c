@@ -2,9 +2,11 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "movegen.h"
+#include "notation_util.h"
 
 static const char PT_LETTER[PT_NB] = {0, 'P', 'L', 'N', 'S', 'B', 'R', 'G', 'K', 'P', 'L', 'N', 'S', 'B', 'R'};
 
@@ -200,7 +202,7 @@ int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int
       i++;
     }
     tok[k] = 0;
-    if (*n >= cap) return ts_error_set(err, TS_ERR_PARSE, "<usi>", 0, (int)start + 1, "too many moves");
+    if (moves && *n >= cap) return ts_error_set(err, TS_ERR_PARSE, "<usi>", 0, (int)start + 1, "too many moves");
     Move m;
     int rc = usi_move_parse(&p, tok, &m, err);
     if (rc) {
@@ -208,9 +210,54 @@ int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int
       if (err) snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg), " (move %d)", *n + 1);
       return rc;
     }
-    moves[(*n)++] = m;
+    if (moves) moves[*n] = m;
+    (*n)++;
     Undo u;
     pos_do_move(&p, m, &u);
   }
   return TS_OK;
+}
+
+int sfen_text_parse(const char *text, size_t len, const char *where, Position *pos, Move *moves, int cap, int *n_moves,
+                    TsError *err) {
+  ts_error_clear(err);
+  int dummy = 0;
+  if (!n_moves) n_moves = &dummy;
+  *n_moves = 0;
+  int lineno = 0;
+  for (size_t i = 0; i < len;) {
+    size_t next, e = notation_line_next(text, len, i, &next);
+    lineno++;
+    const char *nul = memchr(text + i, 0, e - i);
+    if (nul) return ts_error_set(err, TS_ERR_PARSE, where, lineno, (int)(nul - (text + i)) + 1, "NUL byte");
+    while (e > i && (text[e - 1] == ' ' || text[e - 1] == '\t')) e--;
+    size_t b = i;
+    while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    if (b == e || text[b] == '#') {
+      i = next;
+      continue;
+    }
+    /* the line is copied to be NUL-terminated; a long line is refused by the
+     * parsers at the first fault, without a fixed limit here */
+    char *buf = malloc(e - i + 1);
+    if (!buf) return ts_error_set(err, TS_ERR_NOMEM, where, lineno, 0, "out of memory");
+    memcpy(buf, text + i, e - i);
+    buf[e - i] = 0;
+    char *mv = strstr(buf, " moves");
+    if (mv && mv[6] && mv[6] != ' ' && mv[6] != '\t') mv = NULL;
+    if (mv) *mv = 0;
+    int rc = sfen_parse(buf, pos, where, err);
+    if (!rc && mv) {
+      rc = usi_line_parse(pos, mv + 6, moves, cap, n_moves, err);
+      if (rc && err) {
+        err->column += (int)(mv + 6 - buf);
+        snprintf(err->where, sizeof err->where, "%s", where);
+      }
+      if (rc) *n_moves = 0;
+    }
+    if (rc && err) err->line = lineno;
+    free(buf);
+    return rc;
+  }
+  return ts_error_set(err, TS_ERR_PARSE, where, lineno ? lineno : 1, 0, "no SFEN line in the text");
 }

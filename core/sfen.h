@@ -20,6 +20,17 @@
  * the fault in err) or TS_ERR_ILLEGAL (with the reason).
  */
 int sfen_parse(const char *s, Position *pos, const char *where, TsError *err);
+/*
+ * Reads a .sfen text: the first line that is neither blank nor a '#' comment is
+ * a SFEN, optionally followed by " moves <usi>...", which are checked to be legal
+ * in sequence and stored in moves[0..cap) when moves is not NULL (*n_moves, which
+ * may be NULL, receives their number). Lines end in LF, CRLF or CR.
+ * Returns TS_OK, or with err filled (line of the SFEN, column in it):
+ * TS_ERR_PARSE (malformed, NUL byte, more than cap moves, no SFEN line),
+ * TS_ERR_ILLEGAL (impossible position, illegal move), TS_ERR_NOMEM.
+ */
+int sfen_text_parse(const char *text, size_t len, const char *where, Position *pos, Move *moves, int cap, int *n_moves,
+                    TsError *err);
 /* Writes the SFEN of pos (with its move number) into out (SFEN_MAX bytes is enough). */
 void sfen_write(const Position *pos, char *out, size_t n);
 
@@ -29,7 +40,7 @@ int usi_move_parse(const Position *pos, const char *s, Move *m, TsError *err);
 void usi_move_write(Move m, char out[8]);
 
 /* Parses a whitespace-separated list of USI moves, playing them on a copy of pos
- * to check each; fills moves (up to cap) and *n. */
+ * to check each; fills moves (up to cap; moves may be NULL: checked, not kept) and *n. */
 int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int *n, TsError *err);
 
 #endif

@@ -195,10 +195,7 @@ static void call_end(Solver *s, SolveResult *r) {
   if (!r->pv) r->pv = s->pv;
 }
 
-static int check_input(const Position *pos) {
-  if (pos_checkers_of(pos, color_flip(pos->side))) return TS_ERR_ILLEGAL;
-  return TS_OK;
-}
+static int check_input(const Position *pos) { return pos_validate_problem(pos, NULL, NULL); }
 
 int solver_solve(Solver *s, const Position *pos, SolveResult *r) {
   call_begin(s, r);

@@ -144,7 +144,7 @@ const SolverOptions *solver_options(const Solver *s);
 /*
  * Solves pos (side to move = attacker). Fills *r. Returns TS_OK (the search
  * outcome, including "unknown", is in r) or TS_ERR_ILLEGAL when pos is not a
- * position the solver accepts (the side not to move in check). The table is
+ * position the solver accepts (pos_validate_problem refuses it). The table is
  * kept between calls (solver_clear forgets it); results never depend on it.
  */
 int solver_solve(Solver *s, const Position *pos, SolveResult *r);

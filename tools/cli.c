@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -105,16 +106,19 @@ bool cli_parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
-static bool ends_with(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
+/* Is the argument a file name rather than (the first word of) a SFEN? A SFEN
+ * never holds a '.', and always a '/' except "startpos". */
+static bool cli_arg_is_file(const char *a) {
+  struct stat st;
+  if (stat(a, &st) == 0 || strchr(a, '.')) return true;
+  return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0;
 }
 
 int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err) {
   ts_error_clear(err);
   if (argc < 1) return ts_error_set(err, TS_ERR_USAGE, "", 0, 0, "missing position (SFEN or file)");
   const char *a = argv[0];
-  if (ends_with(a, ".kif") || ends_with(a, ".kifu") || ends_with(a, ".csa") || ends_with(a, ".sfen")) {
+  if (cli_arg_is_file(a)) {
     *used = 1;
     return source_load_file(a, pos, NULL, err);
   }
@@ -137,6 +141,12 @@ int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *
   buf[k] = 0;
   *used = n;
   return sfen_parse(buf, pos, "<sfen>", err);
+}
+
+int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *err) {
+  int rc = cli_load_position(argc, argv, used, pos, err);
+  if (rc) return rc;
+  return pos_validate_problem(pos, cli_arg_is_file(argv[0]) ? argv[0] : "<sfen>", err);
 }
 
 uint64_t cli_now_ms(void) {

@@ -38,11 +38,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 bool cli_parse_u64(const char *s, uint64_t *out);
 
 /*
- * Reads a position from `arg`: a SFEN (the words that follow are joined, so an
- * unquoted SFEN works), or a path ending in .kif/.kifu/.csa/.sfen. *used tells how
- * many argv words were taken. Returns TS_OK or an error code with err filled.
+ * Reads a position from argv[0]: a file when it names one that exists or holds a
+ * '.' or no '/' (read as its extension says, any case, else as its text shows:
+ * tools/source.h), else a SFEN (the words that follow are joined, so an unquoted
+ * SFEN works). *used tells how many argv words were taken. Returns TS_OK or an
+ * error code with err filled.
  */
 int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err);
+/* cli_load_position for the commands that solve: the position must also be a
+ * problem (pos_validate_problem: the defender has a king). */
+int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *err);
 
 /* Worker threads when --threads is not given: the processors online, at most WORKERS_MAX. */
 int cli_default_threads(void);

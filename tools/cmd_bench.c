@@ -3,6 +3,7 @@
  * size on one thread, like Stockfish's bench. The node count is a regression
  * signature: it changes only when the search changes.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,44 +39,84 @@ typedef struct {
   int solved, wrong;
 } BenchTotals;
 
-static int bench_load(const char *path, BenchRow **out, TsError *err) {
+/* Reads the TSV list into *out (*n rows). Every row is checked here, so that a
+ * bad list is refused, naming its file, line and column, before any search. */
+static int bench_load(const char *path, BenchRow **out, int *n_out, TsError *err) {
+  *out = NULL;
+  *n_out = 0;
   FILE *f = fopen(path, "r");
-  if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open the bench list");
-  int n = 0, cap = 64, lineno = 0;
-  BenchRow *rows = malloc((size_t)cap * sizeof *rows);
-  char line[1024];
-  while (rows && fgets(line, sizeof line, f)) {
+  if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open the bench list: %s", strerror(errno));
+  int n = 0, cap = 0, lineno = 0, rc = TS_OK;
+  BenchRow *rows = NULL;
+  char *line = NULL;
+  size_t line_cap = 0;
+  ssize_t len;
+  while ((len = getline(&line, &line_cap, f)) >= 0) {
     lineno++;
-    if (line[0] == '#' || line[0] == '\n') continue;
-    line[strcspn(line, "\r\n")] = 0;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+    if (len == 0 || line[0] == '#') continue;
     char *col[4] = {0};
-    char *p = line;
-    for (int k = 0; k < 4 && p; k++) {
-      col[k] = p;
+    int ncol = 0;
+    for (char *p = line; p && ncol < 4; ncol++) {
+      col[ncol] = p;
       p = strchr(p, '\t');
       if (p) *p++ = 0;
     }
-    if (!col[3]) {
-      free(rows);
-      fclose(f);
-      return ts_error_set(err, TS_ERR_PARSE, path, lineno, 0, "expected 4 tab-separated columns");
+    if (ncol < 4) {
+      rc = ts_error_set(err, TS_ERR_PARSE, path, lineno, 1,
+                        "expected 4 tab-separated columns (id, sfen, rule, length), found %d", ncol);
+      break;
+    }
+    int c3 = (int)(col[3] - line) + 1, c2 = (int)(col[2] - line) + 1;
+    if (strcmp(col[2], "futile") && strcmp(col[2], "strict")) {
+      rc = ts_error_set(err, TS_ERR_PARSE, path, lineno, c2, "rule must be futile or strict");
+      break;
+    }
+    uint64_t expect = 0;
+    if (strcmp(col[3], "-") && (!cli_parse_u64(col[3], &expect) || expect > 100000)) {
+      rc = ts_error_set(err, TS_ERR_PARSE, path, lineno, c3, "expected length must be a number or '-'");
+      break;
+    }
+    if (strlen(col[1]) >= sizeof rows->sfen) {
+      rc = ts_error_set(err, TS_ERR_PARSE, path, lineno, (int)(col[1] - line) + 1, "SFEN too long");
+      break;
+    }
+    Position pos;
+    if ((rc = sfen_parse(col[1], &pos, path, err)) || (rc = pos_validate_problem(&pos, path, err))) {
+      /* the SFEN reader counts columns from the start of the SFEN */
+      err->line = lineno;
+      if (err->column) err->column += (int)(col[1] - line);
+      break;
     }
     if (n == cap) {
-      cap *= 2;
-      BenchRow *r2 = realloc(rows, (size_t)cap * sizeof *rows);
-      if (!r2) break;
+      int ncap = cap ? cap * 2 : 64;
+      BenchRow *r2 = realloc(rows, (size_t)ncap * sizeof *rows);
+      if (!r2) {
+        rc = ts_error_set(err, TS_ERR_NOMEM, path, lineno, 0, "out of memory");
+        break;
+      }
       rows = r2;
+      cap = ncap;
     }
     BenchRow *r = &rows[n++];
     snprintf(r->id, sizeof r->id, "%s", col[0]);
     snprintf(r->sfen, sizeof r->sfen, "%s", col[1]);
     r->futile = strcmp(col[2], "strict") != 0;
-    r->expect = col[3][0] == '-' ? -1 : atoi(col[3]);
+    r->expect = col[3][0] == '-' ? -1 : (int)expect;
   }
+  /* a directory opens, but reading it fails (EISDIR) */
+  if (!rc && ferror(f))
+    rc = ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot read the bench list: %s", strerror(errno));
+  if (!rc && n == 0) rc = ts_error_set(err, TS_ERR_PARSE, path, lineno, 0, "no problems in the bench list");
+  free(line);
   fclose(f);
-  if (!rows) return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (rc) {
+    free(rows);
+    return rc;
+  }
   *out = rows;
-  return n;
+  *n_out = n;
+  return TS_OK;
 }
 
 /* Runs the list once with o; prints one line per problem when verbose. */
@@ -174,8 +215,8 @@ int cmd_bench(int argc, char **argv) {
   }
   BenchRow *rows = NULL;
   TsError err;
-  int n = bench_load(file, &rows, &err);
-  if (n < 0) return cli_fail("bench", &err);
+  int n = 0;
+  if (bench_load(file, &rows, &n, &err)) return cli_fail("bench", &err);
   uint64_t *nodes = calloc((size_t)n * 3, sizeof *nodes), *ms = calloc((size_t)n * 3, sizeof *ms);
   if (!nodes || !ms) {
     free(rows);

@@ -217,7 +217,7 @@ static int spill_run(Writer *w) {
   }
   w->nruns++;
   setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
-  qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena);
+  if (w->noffs) qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena); /* offs is NULL when empty */
   for (size_t i = 0; i < w->noffs; i++) {
     const uint8_t *e = w->arena + w->offs[i];
     if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(w, "write");
@@ -350,7 +350,7 @@ static int write_sorted(Writer *w) {
     w->arena_cap = w->offs_cap = 0;
     return rc ? rc : merge_runs(w);
   }
-  qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena);
+  if (w->noffs) qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena); /* offs is NULL when empty */
   for (size_t i = 0; i < w->noffs; i++) {
     int rc = emit(w, w->arena + w->offs[i]);
     if (rc) return rc;

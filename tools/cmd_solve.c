@@ -142,7 +142,7 @@ int cmd_solve(int argc, char **argv) {
   Position pos;
   TsError err;
   int used = 0;
-  int rc = cli_load_position(argc - i, argv + i, &used, &pos, &err);
+  int rc = cli_load_problem(argc - i, argv + i, &used, &pos, &err);
   if (rc) return cli_fail("solve", &err);
   if (i + used != argc) return cli_usage_error("solve", "unexpected argument '%s'", argv[i + used]);
   Solver *s = solver_create(&o);
@@ -154,7 +154,7 @@ int cmd_solve(int argc, char **argv) {
   rc = cli_solve_run(s, &pos, within, &r);
   if (rc) {
     solver_free(s);
-    ts_error_set(&err, rc, "<position>", 0, 0, "the side not to move is in check");
+    pos_validate_problem(&pos, "<position>", &err); /* the solver's reason (cli_load_problem has checked it) */
     return cli_fail("solve", &err);
   }
   const char *res = r.status == SOLVE_MATE ? "mate" : r.status == SOLVE_NOMATE ? "nomate" : "unknown";

@@ -57,7 +57,9 @@ static void *usi_search(void *arg) {
   SolveResult r;
   int rc = solver_solve(e->solver, &e->pos, &r);
   if (rc != TS_OK) {
-    usi_out(e, "info string the side not to move is in check");
+    TsError err;
+    pos_validate_problem(&e->pos, "position", &err); /* why the solver refused it */
+    usi_out(e, "info string %s", err.msg);
     usi_out(e, "checkmate nomate");
     return NULL;
   }

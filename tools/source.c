@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 #include "source.h"
 
 #include <errno.h>
@@ -49,63 +50,16 @@ static int read_all(const char *path, char **out, size_t *len, TsError *err) {
       cap *= 2;
     }
   }
-  bool bad = ferror(f);
+  int bad = ferror(f) ? errno : 0; /* a directory opens, then fails here with EISDIR */
   fclose(f);
   if (bad) {
     free(buf);
-    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "read error");
+    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(bad));
   }
   buf[n] = 0;
   *out = buf;
   *len = n;
   return TS_OK;
-}
-
-static int load_sfen_file(const char *path, const char *text, Position *pos, SourceLine *line, TsError *err) {
-  int lineno = 0;
-  const char *p = text;
-  while (*p) {
-    lineno++;
-    const char *e = strchr(p, '\n');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    while (len && (p[len - 1] == '\r' || p[len - 1] == ' ')) len--;
-    if (len && p[0] != '#') {
-      char buf[4096];
-      if (len >= sizeof buf) return ts_error_set(err, TS_ERR_PARSE, path, lineno, 1, "line too long");
-      memcpy(buf, p, len);
-      buf[len] = 0;
-      char *moves = strstr(buf, " moves ");
-      if (moves) *moves = 0;
-      int rc = sfen_parse(buf, pos, path, err);
-      if (rc) {
-        if (err) err->line = lineno;
-        return rc;
-      }
-      if (line) line->n = 0;
-      if (moves) {
-        /* The moves are checked even when the caller does not want them, as the
-         * KIF and CSA readers do: a file with an illegal move is bad input. */
-        SourceLine *dst = line ? line : malloc(sizeof *dst);
-        if (!dst) return ts_error_set(err, TS_ERR_NOMEM, path, lineno, 0, "out of memory");
-        int n = 0;
-        rc = usi_line_parse(pos, moves + 7, dst->moves, (int)(sizeof dst->moves / sizeof dst->moves[0]), &n, err);
-        if (line) line->n = rc ? 0 : n;
-        else free(dst);
-        if (rc) {
-          if (err) {
-            err->line = lineno;
-            err->column += (int)(moves + 7 - buf);
-            snprintf(err->where, sizeof err->where, "%s", path);
-          }
-          return rc;
-        }
-      }
-      return TS_OK;
-    }
-    if (!e) break;
-    p = e + 1;
-  }
-  return ts_error_set(err, TS_ERR_PARSE, path, lineno, 0, "no SFEN line in the file");
 }
 
 /* The main line of a KIF record is the chain of first children, up to its
@@ -130,25 +84,107 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
   return rc;
 }
 
+typedef enum { SOURCE_UNKNOWN, SOURCE_KIF, SOURCE_CSA, SOURCE_SFEN } SourceType;
+
+static const char *const SOURCE_NAME[] = {"", "KIF", "CSA", "SFEN"};
+
+/* Does a line of text start with lit (whole: is lit, apart from trailing blanks)? */
+static bool line_match(const char *text, size_t len, const char *lit, bool whole) {
+  size_t n = strlen(lit), i = 0;
+  while (i < len) {
+    size_t e = i;
+    while (e < len && text[e] != '\n' && text[e] != '\r') e++;
+    size_t t = e;
+    while (whole && t > i && (text[t - 1] == ' ' || text[t - 1] == '\t')) t--;
+    if (t - i >= n && memcmp(text + i, lit, n) == 0 && (!whole || t - i == n)) return true;
+    i = e;
+    while (i < len && (text[i] == '\n' || text[i] == '\r')) i++;
+  }
+  return false;
+}
+
+static bool line_starts_with(const char *text, size_t len, const char *lit) {
+  return line_match(text, len, lit, false);
+}
+static bool line_is(const char *text, size_t len, const char *lit) { return line_match(text, len, lit, true); }
+
+/* The format of a text whose file name does not say it: KIF when it has a KIF
+ * key word (UTF-8 or CP932) or a diagram border, CSA when a line starts with
+ * P1/PI/V2 and another is the side line "+" or "-", SFEN when its first line that is neither blank nor '#' is board
+ * ranks separated by '/'. */
+static SourceType source_sniff(const char *text, size_t len) {
+  static const char *const KIF_WORDS[] = {
+      "#KIF", "\xE6\x89\x8B\xE5\x90\x88\xE5\x89\xB2" /* 手合割 */, "\xE6\x8C\x81\xE9\xA7\x92" /* 持駒 */,
+      "\xE6\x89\x8B\xE6\x95\xB0----" /* 手数---- */, "\x8E\xE8\x8D\x87\x8A\x84" /* 手合割, CP932 */,
+      "\x8E\x9D\x8B\xEE" /* 持駒, CP932 */, "\x8E\xE8\x90\x94----" /* 手数----, CP932 */};
+  for (size_t k = 0; k < sizeof KIF_WORDS / sizeof KIF_WORDS[0]; k++)
+    if (memmem(text, len, KIF_WORDS[k], strlen(KIF_WORDS[k]))) return SOURCE_KIF;
+  if (line_starts_with(text, len, "+---------------------------+")) return SOURCE_KIF;
+  if (memchr(text, 0, len)) return SOURCE_UNKNOWN; /* binary data */
+  bool side_line = line_is(text, len, "+") || line_is(text, len, "-");
+  if (side_line && (line_starts_with(text, len, "P1") || line_starts_with(text, len, "PI") ||
+                    line_starts_with(text, len, "V2")))
+    return SOURCE_CSA;
+  size_t i = 0;
+  while (i < len) { /* the first line that is neither blank nor a comment */
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+    if (i >= len || text[i] != '#') break;
+    while (i < len && text[i] != '\n' && text[i] != '\r') i++;
+  }
+  if (len - i >= 5 && memcmp(text + i, "sfen ", 5) == 0) return SOURCE_SFEN;
+  if (len - i >= 8 && memcmp(text + i, "startpos", 8) == 0) return SOURCE_SFEN;
+  int slashes = 0;
+  for (; i < len && text[i] != ' '; i++) {
+    char c = text[i];
+    if (c == '/') slashes++;
+    else if (!((c >= '1' && c <= '9') || c == '+' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) break;
+  }
+  return slashes == 8 && i < len && text[i] == ' ' ? SOURCE_SFEN : SOURCE_UNKNOWN;
+}
+
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err) {
   char *text = NULL;
   size_t len = 0;
   if (line) line->n = 0;
   int rc = read_all(path, &text, &len, err);
   if (rc) return rc;
+  SourceType type = SOURCE_UNKNOWN;
+  KifEncoding hint = KIF_ENC_AUTO;
+  bool sniffed = false;
   if (has_ext(path, ".kifu")) {
-    rc = load_kif_file(path, text, len, KIF_ENC_UTF8, pos, line, err);
+    type = SOURCE_KIF;
+    hint = KIF_ENC_UTF8;
   } else if (has_ext(path, ".kif")) {
     /* .kif is CP932 by convention, but many tools write UTF-8 without saying so:
      * let the reader decide from the bytes when the file does not declare it. */
-    rc = load_kif_file(path, text, len, KIF_ENC_AUTO, pos, line, err);
+    type = SOURCE_KIF;
   } else if (has_ext(path, ".csa")) {
-    int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
-    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
-    if (rc && line) line->n = 0;
+    type = SOURCE_CSA;
+  } else if (has_ext(path, ".sfen")) {
+    type = SOURCE_SFEN;
   } else {
-    rc = load_sfen_file(path, text, pos, line, err);
+    type = source_sniff(text, len);
+    sniffed = true;
   }
+  int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
+  switch (type) {
+  case SOURCE_KIF: rc = load_kif_file(path, text, len, hint, pos, line, err); break;
+  case SOURCE_CSA:
+    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  case SOURCE_SFEN:
+    rc = sfen_text_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  default:
+    rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
+                      "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
+                      "not recognisably KIF, CSA or SFEN");
+  }
+  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
+    size_t k = strlen(err->msg);
+    snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
+  }
+  if (rc && line) line->n = 0;
   free(text);
   return rc;
 }

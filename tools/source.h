@@ -4,9 +4,14 @@
  *   .kif   KIF, encoding declared by the file, else detected (UTF-8 if the bytes
  *          are valid UTF-8, else CP932);
  *   .csa   CSA V2.2 / V3.0, first record (core/csa.h);
- *   other  SFEN text: the first line that is neither empty nor a '#' comment,
- *          optionally followed by " moves <usi>...".
- * Errors name the file, line and column as the readers report them.
+ *   .sfen  SFEN text: the first line that is neither empty nor a '#' comment,
+ *          optionally followed by " moves <usi>..." (core/sfen.h sfen_text_parse);
+ *   other  read as the format its text shows: KIF key words (手合割, 持駒, 手数----,
+ *          "#KIF", in UTF-8 or CP932) or a diagram border, CSA P1/PI/V2 lines, or a
+ *          SFEN first line; else "unknown file type". A reader's error then says
+ *          which format the file was read as.
+ * Line ends may be LF, CRLF or CR. Errors name the file, line and column as the
+ * readers report them.
  */
 #ifndef TSUME_SOURCE_H
 #define TSUME_SOURCE_H
@@ -24,8 +29,8 @@ typedef struct {
  * NULL it receives the main line (KIF: the first child at every ply, up to the
  * special move; CSA: every move; SFEN: the "moves" part), n = 0 when there is none.
  * Returns TS_OK, or with err filled:
- *   TS_ERR_IO       the file cannot be opened or read, or is larger than 64 MiB;
- *   TS_ERR_PARSE    malformed text, a main line longer than 2048 moves;
+ *   TS_ERR_IO       the file cannot be opened or read (a directory), or is larger than 64 MiB;
+ *   TS_ERR_PARSE    malformed text, a main line longer than 2048 moves, unknown file type;
  *   TS_ERR_ILLEGAL  impossible position or illegal move (line and column of the reader);
  *   TS_ERR_NOMEM.
  */

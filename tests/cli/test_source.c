@@ -111,12 +111,38 @@ static void test_errors(void **state) {
   expect_error("bad/ten_ranks.sfen", TS_ERR_PARSE, 2, 19);
   expect_error("bad/nifu.sfen", TS_ERR_ILLEGAL, 1, 0);
   expect_error("bad/illegal_move.sfen", TS_ERR_ILLEGAL, 3, 57);
+  expect_error("bad/cr_illegal_move.kifu", TS_ERR_ILLEGAL, 28, 6);
+  expect_error("bad/no_diagram.kifu", TS_ERR_PARSE, 0, 0);
+  expect_error("bad/unknown.dat", TS_ERR_PARSE, 0, 0);
+  expect_error("bad", TS_ERR_IO, 0, 0); /* a directory */
+}
+
+/* Line ends CR or mixed; an extension in any case, or none that says the format. */
+static void test_load_any_name(void **state) {
+  (void)state;
+  static const char *const NAMES[] = {"bad/cr_only.kifu", "bad/cr_only.kif",   "bad/cr_only.csa",     "bad/cr_only.sfen",
+                                      "bad/mixed_eol.kifu", "bad/GOOD.KIF", "bad/kif_content.txt", "bad/csa_content.rec"};
+  for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", TSUME_CLI_DIR, NAMES[i]);
+    Position pos;
+    SourceLine *line = test_malloc(sizeof *line);
+    TsError err;
+    int rc = source_load_file(path, &pos, line, &err);
+    if (rc) fail_msg("%s: %s", NAMES[i], err.msg);
+    char sfen[SFEN_MAX];
+    sfen_write(&pos, sfen, sizeof sfen);
+    assert_string_equal(sfen, TG3_SFEN);
+    assert_int_equal(line->n, 3);
+    test_free(line);
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_kifu), cmocka_unit_test(test_load_kif_cp932), cmocka_unit_test(test_load_kif_utf8),
       cmocka_unit_test(test_load_csa),  cmocka_unit_test(test_load_sfen),      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_load_any_name),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

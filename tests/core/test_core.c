@@ -431,6 +431,25 @@ static void test_give_remaining(void **s) {
   assert_true(pos_is_ok(&pos));
 }
 
+/* A problem needs the defender's king; a position without it is still a position. */
+static void test_validate_problem(void **s) {
+  (void)s;
+  Position pos;
+  TsError err;
+  load("9/9/9/9/9/9/9/9/9 b G 1", &pos);
+  assert_int_equal(pos_validate(&pos, "<p>", &err), TS_OK);
+  assert_int_equal(pos_validate_problem(&pos, "<p>", &err), TS_ERR_ILLEGAL);
+  assert_non_null(strstr(err.msg, "the defender (gote, the side not to move) has no king"));
+  assert_string_equal(err.where, "<p>");
+  load("9/9/9/9/9/9/9/9/4k4 w G 1", &pos); /* gote attacks: sente defends, without a king */
+  assert_int_equal(pos_validate_problem(&pos, "<p>", &err), TS_ERR_ILLEGAL);
+  assert_non_null(strstr(err.msg, "sente"));
+  load("8k/9/9/9/9/9/9/9/9 b G 1", &pos);
+  assert_int_equal(pos_validate_problem(&pos, "<p>", &err), TS_OK);
+  load("4K4/9/9/9/9/9/9/9/9 w G 1", &pos);
+  assert_int_equal(pos_validate_problem(&pos, NULL, NULL), TS_OK);
+}
+
 int main(void) {
   core_init();
   const struct CMUnitTest tests[] = {
@@ -446,6 +465,7 @@ int main(void) {
       cmocka_unit_test(test_usi_moves),
       cmocka_unit_test(test_uchifuzume_and_nonpromotion),
       cmocka_unit_test(test_give_remaining),
+      cmocka_unit_test(test_validate_problem),
       cmocka_unit_test(test_retro_consistency),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);

@@ -734,6 +734,177 @@ static void test_sfen_bad_input(void **state) {
   }
 }
 
+/* text with every "\n" replaced by eol (malloc'd). */
+static char *eol_replace(const char *text, const char *eol) {
+  size_t n = strlen(text), k = strlen(eol), lines = 0;
+  for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
+  char *out = malloc(n + lines * k + 1);
+  assert_non_null(out);
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] != '\n') {
+      out[j++] = text[i];
+      continue;
+    }
+    memcpy(out + j, eol, k);
+    j += k;
+  }
+  out[j] = 0;
+  return out;
+}
+
+/* The same record reads the same with LF, CRLF, CR (old Mac files) or mixed line ends. */
+static void test_line_ends(void **state) {
+  (void)state;
+  static const char *const EOLS[] = {"\n", "\r\n", "\r"};
+  Position ex = pos_of(EXAMPLE_SFEN);
+  for (size_t e = 0; e < 3; e++) {
+    char *kif = eol_replace(EXAMPLE_KIFU, EOLS[e]);
+    KifRecord rec;
+    TsError err;
+    int rc = kif_parse(kif, strlen(kif), KIF_ENC_AUTO, "<eol>", &rec, &err);
+    if (rc) fail_msg("KIF with eol %zu: %d:%d %s", e, err.line, err.column, err.msg);
+    assert_true(pos_equal(&rec.start, &ex));
+    assert_int_equal(rec.root->child->child->child->child->special, KIF_SPECIAL_MATE);
+    assert_string_equal(rec.root->comment, "初手は歩成による両王手。");
+    assert_string_equal(kif_header_get(&rec, "作者"), "tsumegen");
+    kif_record_free(&rec);
+    /* an error is still reported at its line */
+    char *bad = eol_replace("作者：x\n| ・ ・ ・|一\n", EOLS[e]);
+    assert_int_equal(kif_parse(bad, strlen(bad), KIF_ENC_AUTO, "<eol>", &rec, &err), TS_ERR_PARSE);
+    assert_int_equal(err.line, 2);
+    free(bad);
+    free(kif);
+
+    char *csa = eol_replace("P-11OU\nP+00KI\n+\n+0012KI\n", EOLS[e]);
+    Move moves[4];
+    int n = 0;
+    Position pos;
+    rc = csa_parse(csa, strlen(csa), "<eol>", &pos, moves, 4, &n, &err);
+    if (rc) fail_msg("CSA with eol %zu: %d:%d %s", e, err.line, err.column, err.msg);
+    assert_int_equal(n, 1);
+    free(csa);
+    csa = eol_replace("P-11OU\nP+00KI\n+\n+0011KI\n", EOLS[e]);
+    assert_int_equal(csa_parse(csa, strlen(csa), "<eol>", &pos, moves, 4, &n, &err), TS_ERR_ILLEGAL);
+    assert_int_equal(err.line, 4);
+    free(csa);
+
+    char *sf = eol_replace("# comment\n\n" EXAMPLE_SFEN " moves 2b2a+ 1a2a G*2b\n", EOLS[e]);
+    rc = sfen_text_parse(sf, strlen(sf), "<eol>", &pos, moves, 4, &n, &err);
+    if (rc) fail_msg("SFEN text with eol %zu: %d:%d %s", e, err.line, err.column, err.msg);
+    assert_true(pos_equal(&pos, &ex));
+    assert_int_equal(n, 3);
+    free(sf);
+    sf = eol_replace("# comment\n\n" EXAMPLE_SFEN " moves 2b2a+ 1a2a P*5e\n", EOLS[e]);
+    assert_int_equal(sfen_text_parse(sf, strlen(sf), "<eol>", &pos, NULL, 0, NULL, &err), TS_ERR_ILLEGAL);
+    assert_int_equal(err.line, 3);
+    assert_int_equal(err.column, (int)strlen(EXAMPLE_SFEN " moves 2b2a+ 1a2a ") + 1);
+    free(sf);
+  }
+  /* mixed: CR, LF and CRLF in one file */
+  const char *mixed = "後手の持駒：残り全部\r"
+                      "| ・ ・ ・ ・ ・ ・ ・ ・v玉|一\n| ・ ・ ・ ・ ・ ・ ・ 歩 ・|二\r\n| ・ ・ ・ ・ ・ ・ 馬 ・ ・|三\r"
+                      "| ・ ・ ・ ・ ・ ・ ・ ・ ・|四\n| ・ ・ ・ ・ ・ ・ ・ ・ ・|五\r| ・ ・ ・ ・ ・ ・ ・ ・ ・|六\r\n"
+                      "| ・ ・ ・ ・ ・ ・ ・ ・ ・|七\r| ・ ・ ・ ・ ・ ・ ・ ・ ・|八\n| ・ ・ ・ ・ ・ ・ ・ ・ ・|九\r"
+                      "先手の持駒：金\r\n";
+  KifRecord rec;
+  TsError err;
+  assert_int_equal(kif_parse(mixed, strlen(mixed), KIF_ENC_AUTO, "<mixed>", &rec, &err), TS_OK);
+  assert_true(pos_equal(&rec.start, &ex));
+  kif_record_free(&rec);
+}
+
+/* Without a diagram, 手合割 or moves, a text is not a KIF record (not the initial position). */
+static void test_kif_not_a_record(void **state) {
+  (void)state;
+  static const char *const TEXTS[] = {
+      "#KIF version=2.0 encoding=UTF-8\n作者：x\n*comment\n",
+      /* a CR-only file whose first line is a '#' comment, read as one line before */
+      "#KIF version=2.0 encoding=UTF-8\r手合割：平手\r   1 ７六歩(77)\r",
+      "hello\n",
+  };
+  KifRecord rec;
+  TsError err;
+  assert_int_equal(kif_parse(TEXTS[0], strlen(TEXTS[0]), KIF_ENC_AUTO, "<none>", &rec, &err), TS_ERR_PARSE);
+  assert_string_equal(err.where, "<none>");
+  assert_non_null(strstr(err.msg, "not a KIF record"));
+  assert_int_equal(kif_parse(TEXTS[2], strlen(TEXTS[2]), KIF_ENC_AUTO, "<none>", &rec, &err), TS_ERR_PARSE);
+  /* the CR-only record is read with its move */
+  assert_int_equal(kif_parse(TEXTS[1], strlen(TEXTS[1]), KIF_ENC_AUTO, "<cr>", &rec, &err), TS_OK);
+  assert_non_null(rec.root->child);
+  kif_record_free(&rec);
+  /* 手合割：平手 alone names the initial position */
+  const char *hirate = "手合割：平手\n";
+  assert_int_equal(kif_parse(hirate, strlen(hirate), KIF_ENC_AUTO, "<hirate>", &rec, &err), TS_OK);
+  Position start = pos_of("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+  assert_true(pos_equal(&rec.start, &start));
+  kif_record_free(&rec);
+}
+
+/* Comments: lines join with '\n' in file order, also when a 変化 comes back to a
+ * node that has one; many comment lines are read in linear time. */
+static void test_kif_comments(void **state) {
+  (void)state;
+  const char *text = "*root 1\n*\n*root 3\n   1 ７六歩(77)\n*a\n   2 ３四歩(33)\n*b\n"
+                     "変化：1手\n   1 ７六歩(77)\n*a2\n   2 ８四歩(83)\n*c\n";
+  KifRecord rec;
+  TsError err;
+  assert_int_equal(kif_parse(text, strlen(text), KIF_ENC_AUTO, "<c>", &rec, &err), TS_OK);
+  assert_string_equal(rec.root->comment, "root 1\n\nroot 3");
+  const KifNode *m1 = rec.root->child;
+  assert_string_equal(m1->comment, "a\na2");
+  assert_string_equal(m1->child->comment, "b");
+  assert_string_equal(m1->child->sibling->comment, "c");
+  kif_record_free(&rec);
+
+  /* 200,000 comment lines on one node, then a diagram: before, each line copied
+   * the whole comment (seconds; ×4 per doubling) */
+  const char *tail = EXAMPLE_KIFU;
+  size_t lines = 200000, ln = strlen("*コメント\n"), tl = strlen(tail);
+  char *big = malloc(lines * ln + tl + 1);
+  assert_non_null(big);
+  for (size_t i = 0; i < lines; i++) memcpy(big + i * ln, "*コメント\n", ln);
+  memcpy(big + lines * ln, tail, tl + 1);
+  assert_int_equal(kif_parse(big, lines * ln + tl, KIF_ENC_AUTO, "<big>", &rec, &err), TS_OK);
+  size_t clen = strlen(rec.root->comment);
+  /* 200,000 lines of "コメント" and the record's own comment, joined by '\n' */
+  assert_int_equal(clen, lines * (ln - 1) + strlen("初手は歩成による両王手。"));
+  kif_record_free(&rec);
+  free(big);
+}
+
+/* sfen_text_parse: errors at their line and column; a long line is no problem. */
+static void test_sfen_text(void **state) {
+  (void)state;
+  Position pos;
+  TsError err;
+  const char *t = "\n# c\n  \n8k/9/9/9/9/9/9/9/9 b X 1\n";
+  assert_int_equal(sfen_text_parse(t, strlen(t), "<t>", &pos, NULL, 0, NULL, &err), TS_ERR_PARSE);
+  assert_int_equal(err.line, 4);
+  assert_int_equal(err.column, 22);
+  assert_string_equal(err.where, "<t>");
+  t = "# only comments\n\n";
+  assert_int_equal(sfen_text_parse(t, strlen(t), "<t>", &pos, NULL, 0, NULL, &err), TS_ERR_PARSE);
+  const char nul[] = EXAMPLE_SFEN "\0\n";
+  assert_int_equal(sfen_text_parse(nul, sizeof nul - 1, "<t>", &pos, NULL, 0, NULL, &err), TS_ERR_PARSE);
+  assert_int_equal(err.column, (int)strlen(EXAMPLE_SFEN) + 1);
+  /* more moves than the caller keeps */
+  Move one[1];
+  int n = 9;
+  t = EXAMPLE_SFEN " moves 2b2a+ 1a2a\n";
+  assert_int_equal(sfen_text_parse(t, strlen(t), "<t>", &pos, one, 1, &n, &err), TS_ERR_PARSE);
+  assert_int_equal(n, 0);
+  /* a 1 MB line: an error at its first fault, no length limit */
+  size_t big = 1 << 20;
+  char *line = malloc(big + 1);
+  assert_non_null(line);
+  memset(line, '9', big);
+  line[big] = 0;
+  assert_int_equal(sfen_text_parse(line, big, "<t>", &pos, NULL, 0, NULL, &err), TS_ERR_PARSE);
+  assert_int_equal(err.line, 1);
+  free(line);
+}
+
 static void test_kanji(void **state) {
   (void)state;
   char buf[16];
@@ -775,6 +946,10 @@ int main(void) {
       cmocka_unit_test(test_kif_bad_input),
       cmocka_unit_test(test_sfen_bad_input),
       cmocka_unit_test(test_public_roundtrip),
+      cmocka_unit_test(test_line_ends),
+      cmocka_unit_test(test_kif_not_a_record),
+      cmocka_unit_test(test_kif_comments),
+      cmocka_unit_test(test_sfen_text),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
