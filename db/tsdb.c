@@ -21,6 +21,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "tsdb_check.h"
 #include "tsdb_codec.h"
 
 #define META_MAGIC "tsdb.magic"
@@ -353,6 +354,13 @@ int tsdb_open(const char *path, unsigned flags, const TsDbMeta *meta, TsDb **out
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "empty file, not a tsume database");
   if ((!exists || st.st_size == 0) && !meta)
     return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "creating a database needs its meta");
+
+  /* LMDB trusts the meta pages and maps the file as long as they say: a
+   * damaged meta page or a file cut short would crash the first read. */
+  if (exists && st.st_size > 0) {
+    int hc = tsdb_check_header(path, err);
+    if (hc) return hc;
+  }
 
   TsDb *db = calloc(1, sizeof *db);
   if (!db) return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dbguard.h"
 #include "dbutil.h"
 #include "encode.h"
 #include "sfen.h"
@@ -141,7 +142,7 @@ static int print_generation(TsDb *db, const char *path, bool json) {
   return 0;
 }
 
-int cmd_query(int argc, char **argv) {
+static int query_main(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, limit = 0;
   bool have_moves = false, generation = false;
@@ -225,3 +226,6 @@ int cmd_query(int argc, char **argv) {
   if (!q.count_only && q.shown == 0) return 1;
   return 0;
 }
+
+/* A fault inside LMDB on a damaged file exits 3, not with a core dump (dbguard.h). */
+int cmd_query(int argc, char **argv) { return dbguard_run("query", query_main, argc, argv); }
