@@ -30,6 +30,7 @@ static const char HAND_LETTER[] = "RBGSNLP";
 void svg_options_default(SvgOptions *o) {
   memset(o, 0, sizeof *o);
   o->last_move = MOVE_NONE;
+  o->attacker = -1;
 }
 
 /* Appends s as XML character data (see svg_xml_escape). */
@@ -99,9 +100,9 @@ static bool svg_hand_is_rest(const Position *pos, Color c) {
 
 /* One hand, written vertically centred on x from the board's top: the label,
  * a gap, then the pieces (kind and kanji count), "なし", or "残り全部". */
-static void svg_hand(NotationBuf *tb, const Position *pos, Color c, const char *label, int x) {
+static void svg_hand(NotationBuf *tb, const Position *pos, Color c, bool defender, const char *label, int x) {
   Hand h = pos->hand[c];
-  bool rest = c != pos->side && svg_hand_is_rest(pos, c);
+  bool rest = defender && svg_hand_is_rest(pos, c);
   char lab[8][5];
   int nl = svg_chars(label, lab, 8);
   int total = nl + 1; /* label chars, and a gap of one step */
@@ -159,11 +160,11 @@ static void svg_emit(NotationBuf *tb, const Position *pos, const SvgOptions *o) 
   notation_buf_printf(tb, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", WIDTH, height);
   /* squares (the last move's destination shaded), then the outer frame and the four stars */
   Square mark = o->last_move != MOVE_NONE ? move_to(o->last_move) : SQ_NONE;
-  notation_buf_add(tb, "<g stroke=\"#000\" stroke-width=\"1\">\n");
+  notation_buf_add(tb, "<g stroke=\"#000\" stroke-width=\"1\" fill=\"#fff\">\n");
   for (int r = 1; r <= 9; r++)
     for (int f = 9; f >= 1; f--)
-      notation_buf_printf(tb, "<rect class=\"sq\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
-                          BX + (9 - f) * SQ, BY + (r - 1) * SQ, SQ, SQ, sq_make(f, r) == mark ? "#d9d9d9" : "#fff");
+      notation_buf_printf(tb, "<rect class=\"sq\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"%s/>\n", BX + (9 - f) * SQ,
+                          BY + (r - 1) * SQ, SQ, SQ, sq_make(f, r) == mark ? " fill=\"#d9d9d9\"" : "");
   notation_buf_add(tb, "</g>\n");
   notation_buf_printf(tb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#000\" "
                           "stroke-width=\"3\"/>\n",
@@ -194,9 +195,9 @@ static void svg_emit(NotationBuf *tb, const Position *pos, const SvgOptions *o) 
     }
   notation_buf_add(tb, "</g>\n");
   /* hands: the attacker (side to move) on the right, the defender on the left */
-  Color att = pos->side;
-  svg_hand(tb, pos, att, att == BLACK ? "持駒" : "攻方持駒", att == BLACK ? HAND_X : LEFT / 2);
-  svg_hand(tb, pos, color_flip(att), "玉方持駒", att == BLACK ? LEFT / 2 : HAND_X);
+  Color att = o->attacker == BLACK || o->attacker == WHITE ? (Color)o->attacker : pos->side;
+  svg_hand(tb, pos, att, false, att == BLACK ? "持駒" : "攻方持駒", att == BLACK ? HAND_X : LEFT / 2);
+  svg_hand(tb, pos, color_flip(att), true, "玉方持駒", att == BLACK ? LEFT / 2 : HAND_X);
   if (caption) {
     notation_buf_printf(tb, "<text class=\"caption\" x=\"%d\" y=\"%d\" font-size=\"20\" text-anchor=\"middle\">",
                         BX + BW / 2, BY + BW + 32);

@@ -37,6 +37,8 @@ typedef struct {
   int length;        /* mate length shown as "N手詰" under the board; 0 for none */
   Move last_move;    /* MOVE_NONE, or a move whose destination square is shaded */
   int width;         /* width attribute in px (the viewBox keeps the proportions); 0 = natural size */
+  int attacker;      /* BLACK or WHITE; -1 (default): the side to move. A final position
+                      * (the defender to move, mated) sets it to the side not to move. */
 } SvgOptions;
 
 void svg_options_default(SvgOptions *o);

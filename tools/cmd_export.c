@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "book.h"
 #include "cli.h"
 #include "dbutil.h"
 #include "kif.h"
@@ -14,13 +15,17 @@
 
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
-    "                    (--kif DIR | --kif-file F | --sfen F) [--utf8] [--no-variations]\n"
+    "                    (--kif DIR | --kif-file F | --sfen F | --html DIR) [--utf8] [--no-variations]\n"
     "Writes problems of an enumerated database.\n"
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
     "  --kif-file F     every problem in one file, records one after another (F ending in\n"
     "                   .kifu is UTF-8, otherwise CP932)\n"
     "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
+    "  --html DIR       an HTML book that works offline: DIR/index.html lists the works (500 a\n"
+    "                   page: diagram, length, flags, pieces; filter by length and flag; the\n"
+    "                   length histogram), DIR/w/NNNN/<id>.html shows each work's 図面, its\n"
+    "                   final position, its KIF with 変化 and a move player (kifu-for-js)\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
@@ -31,7 +36,8 @@ static const char EXPORT_HELP[] =
     "written is read back with the KIF reader and replayed to mate.\n";
 
 typedef struct {
-  const char *dir, *kif_file, *sfen_file;
+  const char *dir, *kif_file, *sfen_file, *html_dir;
+  Book *book;
   bool utf8, variations;
   uint32_t need;
   uint64_t limit, written, seen, unconfirmed;
@@ -205,6 +211,15 @@ static int export_one(const TsRecord *r, void *vctx) {
     free(bytes);
     return x->rc = rc;
   }
+  if (x->book) {
+    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(r->flags, verdict, sizeof verdict),
+                  .line = line, .line_len = n, .kif = bytes};
+    rc = book_add(x->book, &w, &x->err);
+    free(bytes);
+    if (rc) return x->rc = rc;
+    x->written++;
+    return 0;
+  }
   FILE *f = x->dir ? fopen(path, "wb") : x->out;
   if (!f) {
     free(bytes);
@@ -249,6 +264,8 @@ int cmd_export(int argc, char **argv) {
       x.kif_file = argv[++i];
     } else if (!strcmp(a, "--sfen") && i + 1 < argc) {
       x.sfen_file = argv[++i];
+    } else if (!strcmp(a, "--html") && i + 1 < argc) {
+      x.html_dir = argv[++i];
     } else if (!strcmp(a, "--utf8")) {
       x.utf8 = true;
     } else if (!strcmp(a, "--no-variations")) {
@@ -258,8 +275,9 @@ int cmd_export(int argc, char **argv) {
     }
   }
   if (!path) return cli_usage_error("export", "missing --db PATH");
-  if (!!x.dir + !!x.kif_file + !!x.sfen_file != 1)
-    return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F");
+  if (!!x.dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
+    return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F, --html DIR");
+  if (x.html_dir) x.utf8 = true; /* the book's pages are UTF-8 */
   if (x.kif_file) {
     size_t l = strlen(x.kif_file);
     x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
@@ -274,6 +292,21 @@ int cmd_export(int argc, char **argv) {
     tsdb_close(db);
     ts_error_set(&err, TS_ERR_IO, x.dir, 0, 0, "cannot create directory: %s", strerror(errno));
     return cli_fail("export", &err);
+  }
+  if (x.html_dir) {
+    char title[160], sel[160], len[32] = "";
+    snprintf(title, sizeof title, "%s図式", x.material);
+    if (have_moves) snprintf(len, sizeof len, "%llu手詰", (unsigned long long)moves);
+    snprintf(sel, sizeof sel, "%s%s%s", x.need & TSDB_F_COMPLETE ? "完全作 " : "", x.need & TSDB_F_MINIMAL ? "minimal " : "",
+             len);
+    const char *player = getenv("TSUME_PLAYER_DIR");
+    rc = book_open(x.html_dir, title, sel, player ? player : TSUME_PLAYER_DIR, &x.book, &err);
+    if (rc) {
+      tsdb_close(db);
+      return cli_fail("export", &err);
+    }
+    if (!book_has_player(x.book))
+      fprintf(stderr, "tsume export: the move player (kifu-for-js) is not installed: work pages show the KIF only\n");
   }
   const char *outp = x.kif_file ? x.kif_file : x.sfen_file;
   if (outp) {
@@ -291,6 +324,7 @@ int cmd_export(int argc, char **argv) {
   x.solver = solver_create(&so);
   if (!x.solver) {
     tsdb_close(db);
+    if (x.book) book_close(x.book, &err);
     if (x.out) fclose(x.out);
     fprintf(stderr, "tsume export: out of memory\n");
     return 3;
@@ -298,6 +332,11 @@ int cmd_export(int argc, char **argv) {
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, export_one, &x, &err);
   solver_free(x.solver);
   tsdb_close(db);
+  if (x.book) {
+    TsError berr;
+    int brc = book_close(x.book, &berr);
+    if (brc && !x.rc) x.rc = brc, x.err = berr;
+  }
   if (x.out && fclose(x.out) != 0 && !x.rc) x.rc = ts_error_set(&x.err, TS_ERR_IO, outp, 0, 0, "write failed");
   if (x.rc) return cli_fail("export", &x.err);
   if (rc && rc != 1) return cli_fail("export", &err);

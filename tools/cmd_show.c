@@ -116,6 +116,7 @@ int cmd_show(int argc, char **argv) {
   if (svg) {
     if (solve) {
       int length = 0;
+      so.attacker = pos.side; /* the final position has the defender to move */
       rc = show_solve(&pos, final, &length, &so.last_move);
       if (rc) return rc;
       if (!so.length) so.length = length;

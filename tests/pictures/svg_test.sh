@@ -3,17 +3,7 @@
 # with xmllint (libxml2-utils), then its parts counted: 81 squares, the pieces
 # of each side (sente upright, gote turned 180 degrees), each hand's pieces.
 # usage: svg_test.sh <tsume binary>
-T="$1"
-fail=0
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-check() {
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1: expected '$2', got '$3'"; fail=1
-  else
-    echo "ok   $1"
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 command -v xmllint >/dev/null 2>&1 || { echo "FAIL xmllint (libxml2-utils) is not installed"; exit 1; }
 # count XPATH FILE: the number of nodes (or the value) the expression gives
 q() { xmllint --xpath "$1" "$2" 2>/dev/null; }
@@ -58,7 +48,8 @@ svg final --final "8k/7P1/6+B2/9/9/9/9/9/9 b G2rb3g4s4n4l17p 1"
 f="$W/final.svg"
 check "final: one shaded square" 1 "$(q "count(//${E}rect\"][@class=\"sq\"][@fill=\"#d9d9d9\"])" "$f")"
 check "final: title" "詰め上がり　3手詰" "$(q "string(//${E}text\"][@class=\"caption\"])" "$f")"
-check "final: empty hand" "0" "$(q "string(//${E}g\"][@data-side=\"b\"]/@data-count)" "$f")"
+check "final: the attacker's hand on the right, empty" "0 なし 持駒" "$(q "concat(//${E}g\"][@data-side=\"b\"]/@data-count,\" \",//${E}g\"][@data-side=\"b\"]/${E}text\"][@class=\"hn\"],\" \",//${E}g\"][@data-side=\"b\"]/${E}text\"][@class=\"hl\"])" "$f")"
+check "final: the defender's hand is still the rest" "残り全部" "$(q "string(//${E}g\"][@data-side=\"w\"]/${E}text\"][@class=\"hn\"])" "$f")"
 check "final: pieces (馬 金, 玉)" "2 1" "$(q "concat(count(//${E}text\"][@class=\"pc b\"]),\" \",count(//${E}text\"][@class=\"pc w\"]))" "$f")"
 
 "$T" show --title x "8k/9/9/9/9/9/9/9/9 b G 1" >/dev/null 2>&1
