@@ -660,8 +660,27 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
   return V;
 }
 
+void pv_known_update(Solver *s, const Position *root, int U) {
+  int cap = U + 72;
+  if (s->known_cap < cap) {
+    Move *p = realloc(s->known, (size_t)cap * sizeof *p);
+    if (!p) return;
+    s->known = p;
+    s->known_cap = cap;
+  }
+  Move *line = malloc((size_t)cap * sizeof *line);
+  if (!line) return;
+  int n = line_follow_table(s, root, U, line, cap);
+  if (n > 0 && (s->known_n == 0 || n < s->known_n) && solver_line_verify(root, line, n, s->opt.futile_rule, NULL)) {
+    memcpy(s->known, line, (size_t)n * sizeof *line);
+    s->known_n = n;
+  }
+  free(line);
+}
+
 void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
   int U = upper;
+  if (s->opt.progress) pv_known_update(s, root, U);
   bool exact = false;
   Move *best = NULL; /* long problems: the checked line reached when the proof is cut short */
   int bestn = 0;
@@ -710,6 +729,7 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
       int k = pv_mate_within(s, root, root->side, U - 2, &m);
       if (k == 1) {
         U = m < U - 2 ? m : U - 2;
+        if (s->opt.progress) pv_known_update(s, root, U);
         continue;
       }
       if (k == 0) exact = true;

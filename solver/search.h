@@ -107,6 +107,10 @@ struct Solver {
   Move *line_buf;
   int line_cap;
   int tie_budget;
+  /* the best mating line known during a call (solver_known_line), kept only
+   * when a progress callback is set: a checked line read from the table */
+  Move *known;
+  int known_cap, known_n;
 };
 
 uint64_t solver_now_ms(void);
@@ -156,6 +160,9 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
 /* Is a drop on the square of `drop` (any legal drop there; defender to move in pos)
  * futile at remaining length R (solver.h)? *err is set when a limit stopped the search. */
 bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err);
+/* With a progress callback: reads a checked mating line from the table (bound U)
+ * into s->known for solver_known_line; keeps the previous one when none is read. */
+void pv_known_update(Solver *s, const Position *root, int U);
 /* Resets the counters, limits and stop state at the start of a public call. */
 void search_call_reset(Solver *s);
 

@@ -31,6 +31,7 @@ static void solver_release(Solver *s) {
   free(s->rep_filter);
   free(s->arena);
   free(s->pv);
+  free(s->known);
 }
 
 Solver *solver_create(const SolverOptions *o) {
@@ -177,6 +178,12 @@ void search_call_reset(Solver *s) {
   s->deadline_ms = s->opt.time_ms ? s->start_ms + s->opt.time_ms : 0;
   s->next_progress_ms = s->start_ms + (s->opt.progress_ms ? s->opt.progress_ms : 1000);
   s->node_limit = s->opt.max_nodes;
+  s->known_n = 0;
+}
+
+const Move *solver_known_line(const Solver *s, int *n) {
+  *n = s->known_n;
+  return s->known_n ? s->known : NULL;
 }
 
 static void call_begin(Solver *s, SolveResult *r) {

@@ -157,6 +157,15 @@ int solver_solve(Solver *s, const Position *pos, SolveResult *r);
  */
 int solver_mate_within(Solver *s, const Position *pos, int max_plies, SolveResult *r);
 
+/*
+ * The best mating line known so far in the current call, for a progress
+ * callback (called on the search's own thread): once a first proof exists and a
+ * progress callback is set, a checked line (legal, all checks, ends in mate)
+ * read from the proofs; it improves as the exact-length phase finds shorter
+ * mates. NULL (and *n = 0) before that.
+ */
+const Move *solver_known_line(const Solver *s, int *n);
+
 /* Table use in permille (for USI hashfull). */
 int solver_hashfull(const Solver *s);
 

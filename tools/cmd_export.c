@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "book.h"
 #include "cli.h"
 #include "dbguard.h"
 #include "dbutil.h"
@@ -18,14 +19,18 @@
 
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
-    "                    (--kif DIR | --kif-file F | --sfen F) [--utf8] [--no-variations]\n"
-    "                    [--partial]\n"
+    "                    (--kif DIR | --kif-file F | --sfen F | --html DIR) [--utf8]\n"
+    "                    [--no-variations] [--partial]\n"
     "Writes problems of an enumerated database.\n"
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
     "  --kif-file F     every problem in one file, records one after another (F ending in\n"
     "                   .kifu is UTF-8, otherwise CP932)\n"
     "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
+    "  --html DIR       an HTML book that works offline: DIR/index.html lists the works (500 a\n"
+    "                   page: diagram, length, flags, pieces; filter by length and flag; the\n"
+    "                   length histogram), DIR/w/NNNN/<id>.html shows each work's 図面, its\n"
+    "                   final position, its KIF with 変化 and a move player (kifu-for-js)\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
@@ -42,7 +47,8 @@ static const char EXPORT_HELP[] =
     "                   and nothing is written (exit status 1)\n";
 
 typedef struct {
-  const char *dir, *kif_file, *sfen_file;
+  const char *dir, *kif_file, *sfen_file, *html_dir;
+  Book *book;
   bool utf8, variations;
   uint32_t need;
   uint64_t limit, written, seen, unconfirmed;
@@ -220,6 +226,15 @@ static int export_one(const TsRecord *r, void *vctx) {
     free(bytes);
     return x->rc = rc;
   }
+  if (x->book) {
+    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(r->flags, verdict, sizeof verdict),
+                  .line = line, .line_len = n, .kif = bytes};
+    rc = book_add(x->book, &w, &x->err);
+    free(bytes);
+    if (rc) return x->rc = rc;
+    x->written++;
+    return 0;
+  }
   if (x->dir) {
     rc = outfile_write_all(path, bytes, len, &x->err);
   } else {
@@ -247,6 +262,7 @@ static int export_main(int argc, char **argv) {
       {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
       {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
       {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
+      {"html", required_argument, NULL, 'H'},
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -270,13 +286,15 @@ static int export_main(int argc, char **argv) {
     case 'u': x.utf8 = true; break;
     case 'V': x.variations = false; break;
     case 'P': partial = true; break;
+    case 'H': x.html_dir = optarg; break;
     default: return cli_getopt_error("export", c, argv);
     }
   }
   if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("export", "missing --db PATH");
-  if (!!x.dir + !!x.kif_file + !!x.sfen_file != 1)
-    return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F");
+  if (!!x.dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
+    return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F, --html DIR");
+  if (x.html_dir) x.utf8 = true; /* the book's pages are UTF-8 */
   if (x.kif_file) {
     size_t l = strlen(x.kif_file);
     x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
@@ -299,6 +317,21 @@ static int export_main(int argc, char **argv) {
     ts_error_set(&err, TS_ERR_IO, x.dir, 0, 0, "cannot create directory: %s", strerror(errno));
     return cli_fail("export", &err);
   }
+  if (x.html_dir) {
+    char title[160], sel[160], len[32] = "";
+    snprintf(title, sizeof title, "%s図式", x.material);
+    if (have_moves) snprintf(len, sizeof len, "%llu手詰", (unsigned long long)moves);
+    snprintf(sel, sizeof sel, "%s%s%s", x.need & TSDB_F_COMPLETE ? "完全作 " : "", x.need & TSDB_F_MINIMAL ? "minimal " : "",
+             len);
+    const char *player = getenv("TSUME_PLAYER_DIR");
+    rc = book_open(x.html_dir, title, sel, player ? player : TSUME_PLAYER_DIR, &x.book, &err);
+    if (rc) {
+      tsdb_close(db);
+      return cli_fail("export", &err);
+    }
+    if (!book_has_player(x.book))
+      fprintf(stderr, "tsume export: the move player (kifu-for-js) is not installed: work pages show the KIF only\n");
+  }
   const char *outp = x.kif_file ? x.kif_file : x.sfen_file;
   if (outp && (rc = outfile_open(&x.out, outp, &err))) {
     tsdb_close(db);
@@ -311,6 +344,7 @@ static int export_main(int argc, char **argv) {
   x.solver = solver_create(&so);
   if (!x.solver) {
     tsdb_close(db);
+    if (x.book) book_close(x.book, &err);
     outfile_abort(&x.out);
     fprintf(stderr, "tsume export: out of memory\n");
     return 3;
@@ -318,6 +352,11 @@ static int export_main(int argc, char **argv) {
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, export_one, &x, &err);
   solver_free(x.solver);
   tsdb_close(db);
+  if (x.book) {
+    TsError berr;
+    int brc = book_close(x.book, &berr);
+    if (brc && !x.rc) x.rc = brc, x.err = berr;
+  }
   /* the file appears only complete and not empty */
   bool failed = x.rc || (rc && rc != 1);
   if (failed || !x.written)

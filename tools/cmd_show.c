@@ -1,35 +1,104 @@
+/*
+ * cmd_show.c - `tsume show`: a position as a text diagram and its SFEN, or as
+ * the SVG 図面 of core/svg.h (--svg), optionally solved first for its length
+ * and for the final position (詰め上がり) with the last move marked.
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "diagram.h"
 #include "encode.h"
 #include "sfen.h"
+#include "svg.h"
 
 static const char SHOW_HELP[] =
-    "usage: tsume show [--mirror] [--canonical] <SFEN|file.kif|file.kifu|file.csa|file.sfen>\n"
+    "usage: tsume show [--mirror] [--canonical] [--svg [--title T] [--length N] [--solve] [--final]\n"
+    "                  [--width PX]] <SFEN|file.kif|file.kifu|file.csa|file.sfen>\n"
     "Prints the position as a diagram, then its SFEN.\n"
     "  --mirror     reflect left-right (file f <-> 10-f) first\n"
     "  --canonical  take the canonical orientation (the smaller key of the position\n"
-    "               and its mirror) and print the key in hex\n";
+    "               and its mirror) and print the key in hex\n"
+    "  --svg        print the 詰将棋 diagram (図面) as SVG instead: kanji pieces, the\n"
+    "               defender's upside down, both hands as 持駒, title and length under it\n"
+    "  --title T    the title under the SVG diagram\n"
+    "  --length N   the length under it (N手詰)\n"
+    "  --solve      solve first (at most 10 s) and write the length found under it\n"
+    "  --final      solve and draw the final position (詰め上がり), last move shaded\n"
+    "  --width PX   width attribute of the SVG (default: its natural 480 px)\n"
+    "Exit status: 0 ok, 1 --solve/--final found no mate, 2 bad usage or input.\n";
+
+/* Solves pos for --solve / --final: 0 and the length (and *pos played to the end
+ * with *last set, when final), or the exit status with a message. */
+static int show_solve(Position *pos, bool final, int *length, Move *last) {
+  SolverOptions so;
+  solver_options_default(&so);
+  so.time_ms = 10000;
+  Solver *s = solver_create(&so);
+  if (!s) {
+    fprintf(stderr, "tsume show: out of memory\n");
+    return 3;
+  }
+  SolveResult r;
+  int rc = solver_solve(s, pos, &r);
+  if (rc != TS_OK || r.status != SOLVE_MATE || r.pv_len == 0) {
+    fprintf(stderr, "tsume show: %s\n",
+            rc != TS_OK ? "the side not to move is in check" : r.status == SOLVE_NOMATE ? "no mate" : "no mate found in 10 s");
+    solver_free(s);
+    return rc != TS_OK ? 2 : 1;
+  }
+  *length = r.pv_len;
+  if (final) {
+    for (int i = 0; i < r.pv_len; i++) {
+      Undo u;
+      pos_do_move(pos, r.pv[i], &u);
+    }
+    *last = r.pv[r.pv_len - 1];
+  }
+  solver_free(s);
+  return 0;
+}
 
 int cmd_show(int argc, char **argv) {
-  bool mirror = false, canonical = false;
-  int i = 1;
-  for (; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      fputs(SHOW_HELP, stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--mirror")) {
-      mirror = true;
-    } else if (!strcmp(argv[i], "--canonical")) {
-      canonical = true;
-    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-      return cli_usage_error("show", "unknown option '%s'", argv[i]);
-    } else {
+  bool mirror = false, canonical = false, svg = false, solve = false, final = false;
+  SvgOptions so;
+  svg_options_default(&so);
+  static const struct option LONG[] = {{"help", no_argument, NULL, 'h'},   {"mirror", no_argument, NULL, 'm'},
+                                       {"canonical", no_argument, NULL, 'c'}, {"svg", no_argument, NULL, 's'},
+                                       {"title", required_argument, NULL, 't'}, {"length", required_argument, NULL, 'l'},
+                                       {"solve", no_argument, NULL, 'S'},     {"final", no_argument, NULL, 'f'},
+                                       {"width", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  int c;
+  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
+  while ((c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1) {
+    uint64_t v;
+    switch (c) {
+    case 'h': fputs(SHOW_HELP, stdout); return 0;
+    case 'm': mirror = true; break;
+    case 'c': canonical = true; break;
+    case 's': svg = true; break;
+    case 't': so.title = optarg; break;
+    case 'l':
+      if (!cli_parse_u64(optarg, &v) || v < 1 || v > 65535) return cli_usage_error("show", "--length needs 1-65535");
+      so.length = (int)v;
       break;
+    case 'S': solve = true; break;
+    case 'f': final = solve = true; break;
+    case 'w':
+      if (!cli_parse_u64(optarg, &v) || v < 16 || v > 10000) return cli_usage_error("show", "--width needs 16-10000");
+      so.width = (int)v;
+      break;
+    case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
+    default: return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
     }
   }
+  if ((so.title || so.length || solve || so.width) && !svg)
+    return cli_usage_error("show", "--title, --length, --solve, --final and --width go with --svg");
+  int i = optind;
   Position pos;
   TsError err;
   int used = 0;
@@ -43,6 +112,25 @@ int cmd_show(int argc, char **argv) {
     bool m;
     klen = pos_canonical(&pos, key, &m);
     if (m) pos_mirror(&pos, &pos);
+  }
+  if (svg) {
+    if (solve) {
+      int length = 0;
+      so.attacker = pos.side; /* the final position has the defender to move */
+      rc = show_solve(&pos, final, &length, &so.last_move);
+      if (rc) return rc;
+      if (!so.length) so.length = length;
+      if (final && !so.title) so.title = "詰め上がり";
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (svg_diagram_alloc(&pos, &so, &text, &len) != TS_OK) {
+      fprintf(stderr, "tsume show: out of memory\n");
+      return 3;
+    }
+    fwrite(text, 1, len, stdout);
+    free(text);
+    return 0;
   }
   char diagram[DIAGRAM_MAX];
   diagram_write(&pos, diagram, sizeof diagram);

@@ -6,6 +6,8 @@ set -e
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 PKGS="build-essential cmake ninja-build pkg-config clang liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev"
+# pictures: xmllint for the SVG test, CJK fonts for the diagrams, chromium for the book test
+PKGS="$PKGS libxml2-utils fonts-noto-cjk chromium"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 $SUDO apt-get update

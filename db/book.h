@@ -1,0 +1,64 @@
+/*
+ * book.h - the HTML book of works written by `tsume export --html DIR`: static
+ * pages that work offline from file:// (no server, no CDN).
+ *
+ *   DIR/index.html, DIR/page-0002.html ...  the list, 500 works a page: number,
+ *                        small diagram, length, flags, pieces; a filter by length
+ *                        and flag (inline script, over the page's rows) and the
+ *                        length histogram of the whole selection as an SVG chart
+ *   DIR/w/0000/<id>.html  one page per work (1000 works a folder): the 図面
+ *                        (svg.h) and its final position, the KIF with 変化, and a
+ *                        move-by-move player (kifu-for-js, when installed)
+ *   DIR/w/0000/<id>.svg   the diagram, used as the list's picture
+ *   DIR/player/          kifu-for-js's bundle, copied from the directory given
+ *   DIR/book.css
+ * Every file is written under a temporary name and renamed when complete.
+ *
+ * Typical use:
+ *   Book *b; if (book_open(dir, "G2P1図式", "--complete", player_dir, &b, &err)) ...
+ *   for each work: BookWork w = {...}; if (book_add(b, &w, &err)) ...
+ *   rc = book_close(b, &err);   // writes the list pages; frees b in every case
+ */
+#ifndef TSUME_BOOK_H
+#define TSUME_BOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "position.h"
+
+/* Works per list page and per folder of work pages. */
+#define BOOK_PAGE_WORKS 500
+#define BOOK_FOLDER_WORKS 1000
+
+typedef struct {
+  const char *id;       /* file name stem, e.g. "G2P1-07-000012" ([A-Za-z0-9._-] only) */
+  const Position *pos;  /* the problem */
+  int length;           /* mate length */
+  const char *flags;    /* flag names separated by commas or spaces ("complete,minimal") */
+  const char *verdict;  /* 完全性 text, may be NULL */
+  const Move *line;     /* main line, line_len moves */
+  int line_len;
+  const char *kif;      /* the work as UTF-8 KIF (main line and 変化), NUL-terminated */
+} BookWork;
+
+typedef struct Book Book;
+
+/*
+ * Creates DIR (and its folders) and starts a book titled `title` (UTF-8), with
+ * `selection` (e.g. the export options) written under the title. player_dir is
+ * the kifu-for-js bundle folder (kifu-for-js.min.js and its chunks), copied into
+ * DIR/player; NULL or a folder without the bundle: no player (book_has_player).
+ * TS_OK, TS_ERR_IO (err names the path) or TS_ERR_NOMEM.
+ */
+int book_open(const char *dir, const char *title, const char *selection, const char *player_dir, Book **out,
+              TsError *err);
+/* Adds a work: writes its page and its diagram. TS_OK, TS_ERR_IO, TS_ERR_USAGE (bad id) or TS_ERR_NOMEM. */
+int book_add(Book *b, const BookWork *w, TsError *err);
+/* Whether the player was copied into the book. */
+bool book_has_player(const Book *b);
+/* Writes the list pages and the style sheet, and frees b (also on error). */
+int book_close(Book *b, TsError *err);
+
+#endif

@@ -1,0 +1,49 @@
+#!/bin/sh
+# book_test.sh - `tsume export --html DIR` writes a paged book: list pages of 500
+# works, work pages in folders of 1000, each work page with its diagram (parsed
+# as XML), its KIF with 変化 and the player; the player copied into the book.
+# usage: book_test.sh <tsume binary>
+. "$(dirname "$0")/lib.sh"
+"$T" enumerate --pieces G2P1 --db "$W/g.mdb" >/dev/null 2>&1 || { echo "FAIL enumerate G2P1"; exit 1; }
+
+# 1,200 three-move works: 3 list pages (500, 500, 200) and 2 folders (1000, 200)
+"$T" export --db "$W/g.mdb" --moves 3 --limit 1200 --html "$W/b" 2>"$W/err"
+check "export --html exit status" 0 $?
+check "list pages" "index.html page-0002.html page-0003.html" "$(cd "$W/b" && echo index.html page-*.html)"
+check "rows per page" "500 500 200" "$(for p in index.html page-0002.html page-0003.html; do grep -c '^<tr data-len' "$W/b/$p"; done | tr '\n' ' ' | sed 's/ $//')"
+check "work folders" "0000 0001" "$(ls "$W/b/w" | tr '\n' ' ' | sed 's/ $//')"
+check "files in the folders" "2000 400" "$(for d in 0000 0001; do ls "$W/b/w/$d" | wc -l; done | tr '\n' ' ' | sed 's/ $//')"
+check "total on every page" 3 "$(grep -l '<span id="total">1200</span>' "$W/b"/*.html | wc -l)"
+check "no temporary file left" "" "$(find "$W/b" -name '*.tmp*')"
+check "player copied" yes "$([ -s "$W/b/player/kifu-for-js.min.js" ] && [ -s "$W/b/player/LICENSE.txt" ] && echo yes)"
+check "no CDN or remote URL" 0 "$(grep -l 'src="http\|href="http' "$W/b"/*.html "$W/b/w/0000"/*.html | wc -l)"
+# every list row links to a work page and a diagram that exist
+missing=0
+for p in index.html page-0002.html page-0003.html; do
+  for f in $(grep -o 'src="w/[0-9]*/[^"]*\.svg"' "$W/b/$p" | sed 's/^src="//; s/"$//'); do
+    [ -f "$W/b/$f" ] && [ -f "$W/b/${f%.svg}.html" ] || missing=$((missing + 1))
+  done
+done
+check "every row's files exist" 0 "$missing"
+
+# 7-move works: a work page holds the diagram and the final position (XML), the KIF with 変化, the player
+"$T" export --db "$W/g.mdb" --moves 7 --complete --html "$W/c" 2>/dev/null
+n=$(grep -c '^<tr data-len="7"' "$W/c/index.html")
+check "7-move complete works listed" 30 "$n"
+page=$(ls "$W/c/w/0000"/*.html | head -1)
+# the figure holds the whole <svg>...</svg> element over several lines: cut it out of the page
+awk '/<figure id="diagram">/{on=1; sub(/.*<figure id="diagram">/, "")} on{ if (sub(/<\/figure>.*/, "")) { print; on=0; exit } print }' "$page" >"$W/d.svg"
+check "work diagram is well-formed XML" ok "$(xmllint --noout "$W/d.svg" && echo ok)"
+check "work diagram: 81 squares" 81 "$(xmllint --xpath 'count(//*[local-name()="rect"][@class="sq"])' "$W/d.svg")"
+check "work page: KIF with 変化" yes "$(grep -q '^変化：' "$page" && echo yes)"
+check "work page: the player's script" 1 "$(grep -c '<script type="text/kifu">' "$page")"
+check "work page: the final position" 1 "$(grep -c '<figure id="final">' "$page")"
+
+# without the player: the book is written, with a warning
+TSUME_PLAYER_DIR="$W/none" "$T" export --db "$W/g.mdb" --moves 5 --limit 3 --html "$W/np" 2>"$W/err"
+check "no player: exit 0" 0 $?
+check "no player: warned" 1 "$(grep -c 'kifu-for-js) is not installed' "$W/err")"
+check "no player: no player script" 0 "$(cat "$W/np/w/0000"/*.html | grep -c 'text/kifu')"
+"$T" export --db "$W/g.mdb" --moves 5 --html "$W/x" --sfen "$W/x.sfen" >/dev/null 2>&1
+check "--html with --sfen is a usage error" 2 $?
+exit $fail
