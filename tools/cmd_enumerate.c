@@ -12,6 +12,7 @@
 #include "material.h"
 #include "retro_enum.h"
 #include "tsdb.h"
+#include "tsdb_lock.h"
 
 static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
@@ -396,7 +397,7 @@ static void writer_free(Writer *w) {
   free(w->offs);
 }
 
-int cmd_enumerate(int argc, char **argv) {
+static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
   const char *spec = NULL, *path = NULL;
   uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = RETRO_SOLVER_HASH_MB;
   uint64_t threads = (uint64_t)cli_default_threads();
@@ -453,6 +454,8 @@ int cmd_enumerate(int argc, char **argv) {
   TsError err;
   int rc = material_parse(spec, &mat, &err);
   if (rc) return cli_fail("enumerate", &err);
+  /* before --force removes anything: a second writer stops here (exit 3) */
+  if ((rc = tsdb_writer_lock(path, lockp, &err))) return cli_fail("enumerate", &err);
 
   TsDbMeta meta;
   memset(&meta, 0, sizeof meta);
@@ -598,5 +601,18 @@ int cmd_enumerate(int argc, char **argv) {
   writer_free(&w);
   retro_free(r);
   tsdb_close(db);
+  return rc;
+}
+
+/*
+ * One writer per database: the writer lock (tsdb_lock.h) is taken once the
+ * options are read, before --force removes the old file, and held until the
+ * run ends, so a second enumerate on the same file stops at once with exit 3
+ * instead of replacing the database under the first one. Readers do not take it.
+ */
+int cmd_enumerate(int argc, char **argv) {
+  TsDbWriterLock *lock = NULL;
+  int rc = enumerate_main(argc, argv, &lock);
+  tsdb_writer_unlock(lock);
   return rc;
 }

@@ -280,5 +280,15 @@ for args in "frobnicate${ESC}[2J" "show 8k/7${ESC}X1/9/9/9/9/9/9/9 b G 1" "show 
   else ok "$name"; fi
 done
 
+# ---- one writer per database: a held writer lock stops a second enumerate, --force included
+"$T" enumerate --pieces G1P1 --db "$TMP/w.mdb" >/dev/null 2>&1
+flock "$TMP/w.mdb-writer" sleep 3 &
+FLOCK_PID=$!
+sleep 0.5
+expect "second writer with --force: exit 3" 3 "being written by another process" enumerate --pieces G1P1 --db "$TMP/w.mdb" --force
+expect "readers work while a writer holds the lock" 0 "" query --db "$TMP/w.mdb" --count
+wait $FLOCK_PID
+expect "writer lock released: --force replaces, exit 0" 0 "" enumerate --pieces G1P1 --db "$TMP/w.mdb" --force
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
