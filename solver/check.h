@@ -1,0 +1,149 @@
+/*
+ * check.h - the flaw checker (seed 000, rules.md's classifier): is a problem
+ * with its intended line (作意) a complete work, and if not, where and why.
+ *
+ * This is the one definition of a complete work in the project: `tsume check`,
+ * `verify`, the exporter and the composer ask it, and the enumerator's flags
+ * are tested against it.
+ *
+ * What is checked, for a line of n plies from pos (attacker to move):
+ *  - the line itself: every move legal (ILLEGAL), every attacker move a check
+ *    (NOT_CHECK), the final position mate, futile drops not counted (NOT_MATE).
+ *    Any of these ends the check with the verdict CHECK_BAD_LINE.
+ *  - at each attacker ply i (1-based, odd) every other check m' that mates
+ *    within the plies left (n - i + 1 counting m'):
+ *      last ply                              LAST_MOVE_ALT   最終手余詰 (tolerated)
+ *      mates in fewer plies                  HAYAZUME        早詰
+ *      same move but for promotion, or the same piece dropped on the same line
+ *      to the king                           HIGENTEI        非限定 (tolerated)
+ *      some line of shortest checks and longest defences from m' reaches the
+ *      line's position at its own ply: with the same attacker moves in another
+ *      order                                 TEJUN_ZENGO     手順前後 (tolerated)
+ *      with other moves                      UKAI            迂回 (tolerated)
+ *      else                                  YOZUME          余詰
+ *  - at each defender ply i every other legal reply d (futile drops are not
+ *    replies) with the attacker's shortest mate after it of length v, against
+ *    the line's remaining r = n - i:
+ *      no mate at all                        NOMATE          不詰 (an escape)
+ *      v > r, its line ends with 駒余り       HENCHOU         変長
+ *      v > r otherwise, or v == r with an empty hand at the end while the line
+ *      ends with pieces in hand              NOT_LONGEST_DEFENCE (the line is not the main line)
+ *      v == r, before the second-last ply    HENDOU          変同 (tolerated)
+ *  - the end: pieces left in the attacker's hand                    KOMAAMARI 駒余り
+ *
+ * Verdict: BAD_LINE as above; else NOMATE when some defence escapes (or, with
+ * no line given, the problem has no mate); else FLAWED when some flaw is not
+ * tolerated; else UNKNOWN when a budget stopped a question whose answer could
+ * make it flawed; else COMPLETE (tolerated キズ listed).
+ */
+#ifndef TSUME_CHECK_H
+#define TSUME_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "position.h"
+#include "solver.h"
+
+typedef enum { CHECK_COMPLETE, CHECK_FLAWED, CHECK_NOMATE, CHECK_UNKNOWN, CHECK_BAD_LINE } CheckVerdict;
+
+typedef enum {
+  FLAW_YOZUME,
+  FLAW_LAST_MOVE_ALT,
+  FLAW_KOMAAMARI,
+  FLAW_HENDOU,
+  FLAW_HENCHOU,
+  FLAW_HIGENTEI,
+  FLAW_TEJUN_ZENGO,
+  FLAW_UKAI,
+  FLAW_HAYAZUME,
+  FLAW_NOMATE,
+  FLAW_NOT_LONGEST_DEFENCE,
+  FLAW_ILLEGAL,
+  FLAW_NOT_CHECK,
+  FLAW_NOT_MATE,
+  FLAW_KIND_NB
+} FlawKind;
+
+#define CHECK_ALT_LINE_MAX 64 /* plies of an alternative's line kept in a report */
+
+typedef struct {
+  FlawKind kind;
+  int ply;            /* 1-based ply of the line where it is found (n + 1 for KOMAAMARI / NOT_MATE at the end) */
+  Move move;          /* the line's move at that ply (MOVE_NONE past the end) */
+  Move alt;           /* the other move (MOVE_NONE for a flaw of the line itself) */
+  int alt_length;     /* plies from this ply to mate along the alternative, the alternative
+                       * included (-1: no mate, or not known) */
+  int alt_line_len;   /* its line, alt first, at most CHECK_ALT_LINE_MAX plies kept */
+  Move alt_line[CHECK_ALT_LINE_MAX];
+  bool alt_komaamari; /* the alternative's line ends with pieces in the attacker's hand */
+  bool tolerated;     /* a キズ that does not make the problem flawed */
+} CheckFlaw;
+
+typedef struct {
+  CheckVerdict verdict;
+  int line_length;     /* plies of the line checked */
+  Move *line;          /* the line checked (given, or found by the solver when none was given) */
+  bool line_given;
+  int length;          /* the problem's mate length by the solver (-1: no mate or not known) */
+  bool length_exact;
+  CheckFlaw *flaws;    /* in ply order, then by move */
+  int nflaws;
+  int flaws_dropped;   /* flaws not kept because of max_alts */
+  int unproven;        /* questions a budget stopped (their alternatives are not classified) */
+  int unproven_ply;    /* first ply with such a question (0: none) */
+  uint64_t nodes;      /* solver nodes of the whole check */
+  uint64_t time_ms;
+  char message[256];   /* for BAD_LINE: what is wrong, and where */
+  /* owned storage */
+  int flaws_cap, line_cap;
+} CheckReport;
+
+typedef struct {
+  size_t hash_mb;       /* solver table (default 64) */
+  uint64_t max_nodes;   /* nodes over the whole check, 0 = none */
+  uint64_t time_ms;     /* time over the whole check, 0 = none */
+  uint64_t call_nodes;  /* nodes of one solver question, 0 = none (default 2,000,000) */
+  int max_alts;         /* flaws kept per problem (default 1000) */
+  bool futile_rule;     /* 無駄合 rule (default true) */
+  bool strict;          /* HIGENTEI, TEJUN_ZENGO, UKAI and HENDOU are flaws too (default false) */
+  bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
+  bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */
+  volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
+} CheckOptions;
+
+void check_options_default(CheckOptions *o);
+
+typedef struct Checker Checker;
+
+/* NULL when out of memory. One Checker is not thread-safe; use one per thread. */
+Checker *check_create(const CheckOptions *o);
+void check_free(Checker *c);
+const CheckOptions *check_options(const Checker *c);
+
+/* The solver the checker uses (its table is shared with the checks). */
+Solver *check_solver(Checker *c);
+
+void check_report_init(CheckReport *r);
+void check_report_free(CheckReport *r);
+
+/*
+ * Checks pos with the intended line line[0..n) (n == 0 or line == NULL: the
+ * solver's main line is found and checked). Fills *r (which must have been
+ * initialised; it is reused). Returns TS_OK, TS_ERR_ILLEGAL when pos is not a
+ * problem position (no defender king, defender in check, ...), TS_ERR_NOMEM.
+ */
+int check_problem(Checker *c, const Position *pos, const Move *line, int n, CheckReport *r);
+
+/* "yozume", "last-move-alt", ... (the enumerator's flag names where they exist). */
+const char *check_flaw_name(FlawKind k);
+/* 余詰, 最終手余詰, ... */
+const char *check_flaw_name_ja(FlawKind k);
+/* "complete", "flawed", "nomate", "unknown", "bad-line". */
+const char *check_verdict_name(CheckVerdict v);
+/* Is the flaw kind tolerated under the options (a キズ)? */
+bool check_kind_tolerated(const CheckOptions *o, FlawKind k);
+bool check_is_complete(const CheckReport *r);
+
+#endif
