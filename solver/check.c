@@ -346,6 +346,13 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   pos_do_move(&q, qu->alt, &u);
   int m = R - 1, k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
+  if (k == 0 && n == 1) {
+    /* a one-move problem needs a unique mate: another check mating at all is 余詰 */
+    int v = value(c, &q, CHECK_ANY_MATE);
+    if (v == SOLVER_VALUE_UNKNOWN) return 0;
+    if (v >= 0) flaw_alt_line(c, flaw_add(c, r, FLAW_YOZUME, p, qu->alt), &q, v);
+    return 1;
+  }
   if (k == 0) return 1;
   FlawKind kind;
   int v = R - 1;
@@ -374,16 +381,49 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   return 1;
 }
 
-static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
-  int n = line_from(c, q, v);
-  *known = n >= 0;
-  if (n < 0) return false;
-  Position e = *q;
-  for (int i = 0; i < n; i++) {
+/* Does some line from q (exact value v) of shortest checks and longest
+ * defences (futile drops left out) end with the attacker's hand empty? This is
+ * 駒余り as the main-line rule sees it: the attacker takes a mate that uses his
+ * pieces, and among equally long defences the main line is one that leaves none.
+ * 1 yes, 0 no, -1 out of budget. */
+static int empty_hand_line(Checker *c, const Position *q, int v) {
+  Hand h = q->hand[c->att];
+  if (v == 0) return hand_empty(h);
+  if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
+  if (c->rejoin_budget-- <= 0) return -1;
+  MoveList l;
+  bool attacker = q->side == c->att;
+  if (attacker)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
+  int unknown = 0;
+  for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
+    if (distant && move_is_drop(m)) {
+      int f = drop_futile(c, q, m, v);
+      if (f < 0) return -1;
+      if (f) continue;
+    }
+    Position p = *q;
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
+    pos_do_move(&p, m, &u);
+    int k1 = mated_within(c, &p, v - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, v - 3, NULL) : 0;
+    if (k1 < 0 || k3 < 0) return -1;
+    if (k1 == 0 || k3 == 1) continue; /* not of value v - 1 */
+    int k = empty_hand_line(c, &p, v - 1);
+    if (k > 0) return 1;
+    if (k < 0) unknown = 1;
   }
-  return !hand_empty(e.hand[c->att]);
+  return unknown ? -1 : 0;
+}
+
+static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
+  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  int k = empty_hand_line(c, q, v);
+  *known = k >= 0;
+  return k == 0;
 }
 
 /* A defender reply. 1 answered (a flaw added when it is one), 0 out of budget. */

@@ -21,6 +21,8 @@
  *      order                                 TEJUN_ZENGO     手順前後 (tolerated)
  *      with other moves                      UKAI            迂回 (tolerated)
  *      else                                  YOZUME          余詰
+ *    and in a one-move problem (which needs a unique mate) every other check
+ *    that mates at all, in any number of plies, is YOZUME too.
  *  - at each defender ply i every other legal reply d (futile drops are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# `tsume verify` finds what is wrong: a stored length that is not the solver's,
+# `tsume verify` finds what is wrong: a stored length that is not the checker's,
 # and a problem marked complete that has a second mating check (余詰). The
 # records are rewritten by tamper_db in copies of a real G2P1 database.
 T="$1"
@@ -17,8 +17,8 @@ for mode in length yozume; do
   "$T" verify --db "$tmp/$mode.mdb" >"$tmp/v.txt"; st=$?
   n=$(grep -c '^DISAGREE' "$tmp/v.txt")
   case $mode in
-    length) want='stored length 5, solver mate 3' ;;
-    yozume) want='yozume at move' ;;
+    length) want='stored length 5 .*checker complete, mate 3' ;;
+    yozume) want='checker flawed.*yozume at 1: ' ;;
   esac
   if [ $st = 1 ] && [ "$n" = 1 ] && grep -q "$want" "$tmp/v.txt" && grep -q ' 1 disagreements' "$tmp/v.txt"; then
     ok "$mode ($before): $(grep '^DISAGREE' "$tmp/v.txt")"
