@@ -11,6 +11,11 @@ TAMPER="$2"
 [ $st = 0 ] && grep -q ' 0 disagreements' "$tmp/v.txt" && ok "untouched database: $(cat "$tmp/v.txt")" ||
   bad "untouched database: exit $st: $(cat "$tmp/v.txt")"
 
+# the flags of every record (complete or not) are the checker's
+"$T" verify --db "$tmp/ref.mdb" --all >"$tmp/v.txt"; st=$?
+[ $st = 0 ] && grep -q 'verified 27158 problems.* 0 disagreements' "$tmp/v.txt" && ok "--all: $(cat "$tmp/v.txt")" ||
+  bad "--all: exit $st: $(head -5 "$tmp/v.txt")"
+
 for mode in length yozume; do
   cp -r "$tmp/ref.mdb" "$tmp/$mode.mdb"
   before=$("$TAMPER" "$tmp/$mode.mdb" $mode) || { bad "tamper_db $mode found no record"; continue; }
