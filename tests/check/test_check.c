@@ -60,7 +60,7 @@ static const Case CASES[] = {
     {"last-move-alt", "8G/9/9/9/9/9/7G1/8k/6+P2 b 2r2b2g4s4n4l17p 1", "2g2h 1h1i 2h2i", CHECK_COMPLETE,
      FLAW_LAST_MOVE_ALT, 3, "3i2i", true},
     /* 駒余り: a gold left in hand */
-    {"komaamari", "9/8k/6Gp1/8G/9/9/9/9/9 b 2r2b2g4s4n4l17p 1", "1d2c 1b1a 2c2b", CHECK_FLAWED, FLAW_KOMAAMARI, 4,
+    {"komaamari", "9/8k/6Gp1/8G/9/9/9/9/9 b 2r2b2g4s4n4l17p 1", "1d2c 1b1a 2c2b", CHECK_FLAWED, FLAW_KOMAAMARI, 3,
      NULL, false},
     /* 変同 at ply 2 (not the second-last ply): 3b4a lasts as long */
     {"hendou", "9/3+N2k1+N/9/6+N2/6N2/9/9/9/9 b 2r2b4g4s4l18p 1", "3d4c 3b3a 3e2c 3a4a 6b5b", CHECK_COMPLETE,
@@ -210,7 +210,7 @@ static int establish(Brute *b, const Case *c, const Problem *p) {
     return -1;
   }
   if (c->kind == FLAW_KOMAAMARI) {
-    assert_int_equal(c->ply, n + 1);
+    assert_int_equal(c->ply, n); /* the last ply */
     assert_true(brute_within(b, &p->at[n], 0));
     assert_false(hand_empty(p->at[n].hand[att]));
     return -1;
@@ -300,7 +300,7 @@ static void cross_check(Brute *b, const Case *c, const Problem *p, const CheckRe
   int n = p->n;
   for (int i = 0; i < r->nflaws; i++) {
     const CheckFlaw *f = &r->flaws[i];
-    assert_true(f->ply >= 1 && f->ply <= n + 1);
+    assert_true(f->ply >= 1 && f->ply <= n);
     if (f->alt == MOVE_NONE) continue;
     assert_true(f->ply <= n);
     assert_int_equal(move_compact(f->move), move_compact(p->line[f->ply - 1]));
@@ -483,9 +483,9 @@ static void test_bad_lines(void **state) {
   assert_int_not_equal(quiet, MOVE_NONE);
   expect_bad(k, &p, &quiet, 1, FLAW_NOT_CHECK, 1);
 
-  /* NOT_MATE: the line stops after 3 plies, the king not mated (ply n + 1) */
+  /* NOT_MATE: the line stops after 3 plies, the king not mated (at the last ply) */
   assert_false(brute_within(b, &p.at[3], 0));
-  expect_bad(k, &p, p.line, 3, FLAW_NOT_MATE, 4);
+  expect_bad(k, &p, p.line, 3, FLAW_NOT_MATE, 3);
   /* NOT_MATE: the last move replaced by a check that does not mate */
   movegen_checks(&p.at[4], &l);
   Move nonmate = MOVE_NONE;
@@ -494,7 +494,7 @@ static void test_bad_lines(void **state) {
   assert_int_not_equal(nonmate, MOVE_NONE);
   memcpy(line, p.line, sizeof(Move) * 5);
   line[4] = nonmate;
-  expect_bad(k, &p, line, 5, FLAW_NOT_MATE, 6);
+  expect_bad(k, &p, line, 5, FLAW_NOT_MATE, 5);
 
   check_free(k);
   brute_free(b);
@@ -527,12 +527,14 @@ static CheckVerdict verdict_with(const char *name, void (*edit)(CheckOptions *),
 static void test_options(void **state) {
   (void)state;
   CheckReport r;
-  /* --strict: 非限定, 手順前後, 迂回, 変同 become flaws */
-  const char *strict_kinds[] = {"higentei", "tejun-zengo", "ukai", "hendou"};
-  for (size_t i = 0; i < 4; i++) {
+  /* --strict: 非限定, 手順前後, 迂回 become flaws; 変同 stays tolerated */
+  const char *strict_kinds[] = {"higentei", "tejun-zengo", "ukai"};
+  for (size_t i = 0; i < 3; i++) {
     assert_int_equal(verdict_with(strict_kinds[i], opt_strict, &r), CHECK_FLAWED);
     check_report_free(&r);
   }
+  assert_int_equal(verdict_with("hendou", opt_strict, &r), CHECK_COMPLETE);
+  check_report_free(&r);
   /* --strict-last-move: 最終手余詰 becomes a flaw */
   assert_int_equal(verdict_with("last-move-alt", opt_strict_last, &r), CHECK_FLAWED);
   check_report_free(&r);
