@@ -741,7 +741,14 @@ static void print_text(const CheckItem *it) {
       else
         snprintf(t, sizeof t, "(illegal)");
       usi_move_write(m, mv);
-      printf("  %3d %-24s %s\n", ply, t, mv);
+      printf("  %3d %s", ply, t);
+      /* pad to 24 columns: kana and kanji are two columns wide, ▲ △ one */
+      int w = 0;
+      for (const unsigned char *q = (const unsigned char *)t; *q; q++) {
+        if (*q < 0x80) w++;
+        else if ((*q & 0xc0) != 0x80) w += (*q == 0xe2) ? 1 : 2;
+      }
+      printf("%*s %s\n", w < 24 ? 24 - w : 0, "", mv);
     } else if (fi < r->nflaws) {
       printf("  %3d (end)\n", ply);
     }
