@@ -18,6 +18,7 @@ int cmd_query(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_dbcheck(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 static const CliCommand COMMANDS[] = {
     {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
@@ -27,6 +28,7 @@ static const CliCommand COMMANDS[] = {
     {"bench", cmd_bench, "solver speed on a fixed problem list (Nodes searched, Nodes/second)"},
     {"query", cmd_query, "list or count the problems of a database (by length, flag)"},
     {"export", cmd_export, "write problems of a database as KIF (with 変化) or SFEN"},
+    {"check", cmd_check, "is a problem sound? every flaw of its line (余詰, 変同, 不詰...)"},
     {"verify", cmd_verify, "re-solve every complete work of a database forward"},
     {"db-check", cmd_dbcheck, "read every page and record of a database and report damage"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
