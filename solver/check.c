@@ -41,6 +41,7 @@ struct Checker {
   Position *main;
   int main_cap;
   Move *scratch;
+  Move *path; /* the line found by empty_hand_line */
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
@@ -72,7 +73,8 @@ Checker *check_create(const CheckOptions *o) {
   c->s = solver_create(&so);
   c->scratch_cap = 8192;
   c->scratch = malloc((size_t)c->scratch_cap * sizeof *c->scratch);
-  if (!c->s || !c->scratch) {
+  c->path = malloc((size_t)c->scratch_cap * sizeof *c->path);
+  if (!c->s || !c->scratch || !c->path) {
     check_free(c);
     return NULL;
   }
@@ -84,6 +86,7 @@ void check_free(Checker *c) {
   solver_free(c->s);
   free(c->main);
   free(c->scratch);
+  free(c->path);
   free(c->flaw_q);
   free(c);
 }
@@ -234,7 +237,10 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
   return f;
 }
 
-/* Fills the alternative's line: alt, then the main line from q (value v). */
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
+
+/* Fills the alternative's line: alt, then the main line from q (value v), one that
+ * ends with the attacker's hand empty when there is one. */
 static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   if (!f) return;
   f->alt_length = v + 1;
@@ -242,12 +248,24 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   f->alt_line_len = 1;
   int n = line_from(c, q, v);
   if (n < 0) return;
+  const Move *moves = c->scratch;
   Position e = *q;
   for (int i = 0; i < n; i++) {
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
-    if (f->alt_line_len < CHECK_ALT_LINE_MAX) f->alt_line[f->alt_line_len++] = c->scratch[i];
+    pos_do_move(&e, moves[i], &u);
   }
+  if (!hand_empty(e.hand[c->att]) && n == v) {
+    c->rejoin_budget = CHECK_REJOIN_BUDGET;
+    if (empty_hand_line(c, q, v, 0) > 0 && v <= c->scratch_cap) {
+      moves = c->path;
+      e = *q;
+      for (int i = 0; i < n; i++) {
+        Undo u;
+        pos_do_move(&e, moves[i], &u);
+      }
+    }
+  }
+  for (int i = 0; i < n && f->alt_line_len < CHECK_ALT_LINE_MAX; i++) f->alt_line[f->alt_line_len++] = moves[i];
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
 
@@ -386,7 +404,7 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
  * 駒余り as the main-line rule sees it: the attacker takes a mate that uses his
  * pieces, and among equally long defences the main line is one that leaves none.
  * 1 yes, 0 no, -1 out of budget. */
-static int empty_hand_line(Checker *c, const Position *q, int v) {
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   Hand h = q->hand[c->att];
   if (v == 0) return hand_empty(h);
   if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
@@ -412,8 +430,11 @@ static int empty_hand_line(Checker *c, const Position *q, int v) {
     int k1 = mated_within(c, &p, v - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, v - 3, NULL) : 0;
     if (k1 < 0 || k3 < 0) return -1;
     if (k1 == 0 || k3 == 1) continue; /* not of value v - 1 */
-    int k = empty_hand_line(c, &p, v - 1);
-    if (k > 0) return 1;
+    int k = empty_hand_line(c, &p, v - 1, depth + 1);
+    if (k > 0) {
+      if (depth < c->scratch_cap) c->path[depth] = m;
+      return 1;
+    }
     if (k < 0) unknown = 1;
   }
   return unknown ? -1 : 0;
@@ -421,7 +442,7 @@ static int empty_hand_line(Checker *c, const Position *q, int v) {
 
 static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
   c->rejoin_budget = CHECK_REJOIN_BUDGET;
-  int k = empty_hand_line(c, q, v);
+  int k = empty_hand_line(c, q, v, 0);
   *known = k >= 0;
   return k == 0;
 }
@@ -621,6 +642,16 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
         r->length = sr.length;
         r->length_exact = sr.exact;
         if (line_store(r, sr.pv, sr.pv_len)) return TS_ERR_NOMEM;
+        /* 駒余り is the problem's only when no main line of that length leaves the hand empty */
+        Position e = *pos;
+        for (int i = 0; i < r->line_length; i++) {
+          Undo u;
+          pos_do_move(&e, r->line[i], &u);
+        }
+        c->rejoin_budget = CHECK_REJOIN_BUDGET;
+        if (sr.exact && r->line_length == sr.length && !hand_empty(e.hand[c->att]) && sr.length <= c->scratch_cap &&
+            empty_hand_line(c, pos, sr.length, 0) > 0 && line_store(r, c->path, sr.length))
+          return TS_ERR_NOMEM;
       }
     }
     if (r->line_length == 0) {
