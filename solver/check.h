@@ -70,7 +70,7 @@ typedef enum {
 
 typedef struct {
   FlawKind kind;
-  int ply;            /* 1-based ply of the line where it is found (n + 1 for KOMAAMARI / NOT_MATE at the end) */
+  int ply;            /* 1-based ply of the line where it is found (the last ply for KOMAAMARI and NOT_MATE) */
   Move move;          /* the line's move at that ply (MOVE_NONE past the end) */
   Move alt;           /* the other move (MOVE_NONE for a flaw of the line itself) */
   int alt_length;     /* plies from this ply to mate along the alternative, the alternative
@@ -107,7 +107,7 @@ typedef struct {
   uint64_t call_nodes;  /* nodes of one solver question, 0 = none (default 2,000,000) */
   int max_alts;         /* flaws kept per problem (default 1000) */
   bool futile_rule;     /* 無駄合 rule (default true) */
-  bool strict;          /* HIGENTEI, TEJUN_ZENGO, UKAI and HENDOU are flaws too (default false) */
+  bool strict;          /* HIGENTEI, TEJUN_ZENGO and UKAI are flaws too (default false) */
   bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
   bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */

@@ -861,3 +861,13 @@ bool solver_line_verify(const Position *pos, const Move *line, int n, bool futil
   }
   return true;
 }
+
+int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, Move *out, int cap) {
+  search_call_reset(s);
+  s->tie_budget = 64;
+  bool grew = false;
+  if (plies == 0) return 0;
+  int n = line_build_from(s, pos, attacker, plies, out, cap, &grew);
+  if (n < 0 || s->stopped) return -1;
+  return n;
+}

@@ -27,6 +27,16 @@ int solver_value(Solver *s, const Position *pos, Color attacker, int max_plies);
  * of exactly min_plies is returned without refuting shorter ones. */
 int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_plies, int max_plies);
 
+/*
+ * The main line from pos (either side to move) whose exact value for `attacker`
+ * is `plies` (solver_value): shortest checks, longest defences, among equally
+ * long defences one whose line ends with the attacker's hand empty, futile drops
+ * not counted. Writes at most cap moves to out; returns the line's length
+ * (plies, or more where the 無駄合 rule leaves no line of that length), or -1
+ * when a limit stopped it or cap was too small.
+ */
+int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, Move *out, int cap);
+
 /* The squares between the king of the side to move and a single distant
  * ranging checker, where drops could interpose (the 無駄合 candidates); 0 when
  * not in such a check. */

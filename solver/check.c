@@ -1,0 +1,645 @@
+/*
+ * check.c - the flaw checker of check.h.
+ *
+ * Every question is an exact one put to the solver ("mated within L plies?",
+ * the exact value of a position, the main line from a position), so a flaw
+ * reported is proven; a question a budget stops is counted as unproven and
+ * the verdict is then at best "unknown". The solver's table is shared by all
+ * questions of a check, and the positions along the line share most of their
+ * subtrees, so later questions are answered mostly from the table.
+ *
+ * Order of work for a line main[0..n]:
+ *   1. the line itself (legal, checks, mate at the end);
+ *   2. each attacker ply: every other check, bounded by the plies left;
+ *   3. each defender ply: every other reply, first bounded by the plies left
+ *      (a shorter or equal defence), then unbounded (a longer one, or an escape);
+ *   4. 駒余り at the end, and (when not complete) the problem's own length.
+ */
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "search.h"
+#include "solver_value.h"
+
+/* Bound of the "is there any mate at all" question for a defence that outlasts the line. */
+#define CHECK_ANY_MATE 4001
+/* Positions visited by one rejoin search (手順前後 / 迂回). */
+#define CHECK_REJOIN_BUDGET 20000
+
+struct Checker {
+  CheckOptions opt;
+  Solver *s;
+  /* per check */
+  Color att;
+  uint64_t t0;
+  uint64_t nodes;
+  bool out_of_budget;
+  Position *main;
+  int main_cap;
+  Move *scratch;
+  int scratch_cap;
+  int rejoin_budget;
+  uint64_t call_limit; /* node limit of one solver question in the current pass */
+  int *flaw_q;         /* per flaw of the report: the index of its question (ordering) */
+  int flaw_q_cap;
+  int cur_q;
+};
+
+void check_options_default(CheckOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->hash_mb = 64;
+  o->call_nodes = 2000000;
+  o->max_alts = 1000;
+  o->futile_rule = true;
+}
+
+Checker *check_create(const CheckOptions *o) {
+  Checker *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  if (o)
+    c->opt = *o;
+  else
+    check_options_default(&c->opt);
+  SolverOptions so;
+  solver_options_default(&so);
+  so.hash_mb = c->opt.hash_mb ? c->opt.hash_mb : 64;
+  so.futile_rule = c->opt.futile_rule;
+  so.stop = c->opt.stop;
+  c->s = solver_create(&so);
+  c->scratch_cap = 8192;
+  c->scratch = malloc((size_t)c->scratch_cap * sizeof *c->scratch);
+  if (!c->s || !c->scratch) {
+    check_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void check_free(Checker *c) {
+  if (!c) return;
+  solver_free(c->s);
+  free(c->main);
+  free(c->scratch);
+  free(c->flaw_q);
+  free(c);
+}
+
+const CheckOptions *check_options(const Checker *c) { return &c->opt; }
+Solver *check_solver(Checker *c) { return c->s; }
+
+void check_report_init(CheckReport *r) { memset(r, 0, sizeof *r); }
+
+void check_report_free(CheckReport *r) {
+  free(r->flaws);
+  free(r->line);
+  memset(r, 0, sizeof *r);
+}
+
+static const char *const FLAW_NAMES[FLAW_KIND_NB] = {
+    "yozume",   "last-move-alt", "komaamari", "hendou",  "henchou",             "higentei", "tejun-zengo",
+    "ukai",     "hayazume",      "nomate",    "not-longest-defence", "illegal", "not-check", "not-mate"};
+static const char *const FLAW_NAMES_JA[FLAW_KIND_NB] = {
+    "余詰", "最終手余詰", "駒余り", "変同", "変長", "非限定", "手順前後",
+    "迂回", "早詰",       "不詰",   "最長でない応手", "反則手", "王手でない", "詰んでいない"};
+
+const char *check_flaw_name(FlawKind k) { return k < FLAW_KIND_NB ? FLAW_NAMES[k] : "?"; }
+const char *check_flaw_name_ja(FlawKind k) { return k < FLAW_KIND_NB ? FLAW_NAMES_JA[k] : "?"; }
+
+const char *check_verdict_name(CheckVerdict v) {
+  switch (v) {
+  case CHECK_COMPLETE: return "complete";
+  case CHECK_FLAWED: return "flawed";
+  case CHECK_NOMATE: return "nomate";
+  case CHECK_UNKNOWN: return "unknown";
+  default: return "bad-line";
+  }
+}
+
+bool check_kind_tolerated(const CheckOptions *o, FlawKind k) {
+  switch (k) {
+  case FLAW_LAST_MOVE_ALT: return !o->strict_last_move;
+  case FLAW_HENDOU: return true;
+  case FLAW_HIGENTEI:
+  case FLAW_TEJUN_ZENGO:
+  case FLAW_UKAI: return !o->strict;
+  default: return false;
+  }
+}
+
+bool check_is_complete(const CheckReport *r) { return r->verdict == CHECK_COMPLETE; }
+
+/* ---- budget -------------------------------------------------------------- */
+
+/* Sets the solver's limits for the next question; false when the check's
+ * budget is spent (or a stop was asked). */
+static bool budget(Checker *c) {
+  if (c->out_of_budget) return false;
+  const CheckOptions *o = &c->opt;
+  uint64_t el = solver_now_ms() - c->t0;
+  if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && c->nodes >= o->max_nodes)) {
+    c->out_of_budget = true;
+    return false;
+  }
+  SolverOptions so = *solver_options(c->s);
+  so.max_nodes = c->call_limit;
+  if (o->max_nodes && (!so.max_nodes || o->max_nodes - c->nodes < so.max_nodes)) so.max_nodes = o->max_nodes - c->nodes;
+  so.time_ms = o->time_ms ? o->time_ms - el : 0;
+  so.stop = o->stop;
+  so.futile_rule = o->futile_rule;
+  so.progress = NULL;
+  so.trace = NULL;
+  solver_set_options(c->s, &so); /* same table size: cannot fail */
+  return true;
+}
+
+/* Exact value of p (solver_value) within max plies; SOLVER_VALUE_UNKNOWN when
+ * out of budget. */
+static int value(Checker *c, const Position *p, int max) {
+  if (!budget(c)) return SOLVER_VALUE_UNKNOWN;
+  int v = solver_value(c->s, p, c->att, max);
+  c->nodes += c->s->nodes;
+  return v;
+}
+
+/* Is q mated within L plies? 1 yes (*len gets the length found, not always the
+ * shortest), 0 no, -1 out of budget. */
+static int mated_within(Checker *c, const Position *q, int L, int *len) {
+  if (L < 0) return 0;
+  if (!budget(c)) return -1;
+  search_call_reset(c->s);
+  int m = L, k = pv_mate_within(c->s, q, c->att, L, &m);
+  c->nodes += c->s->nodes;
+  if (k > 0 && len) *len = m;
+  return k;
+}
+
+static int drop_futile(Checker *c, const Position *p, Move d, int R) {
+  if (!budget(c)) return -1;
+  int f = solver_drop_futile(c->s, p, d, c->att, R);
+  c->nodes += c->s->nodes;
+  return f;
+}
+
+/* Main line from p of exact value v into c->scratch; its length or -1. */
+static int line_from(Checker *c, const Position *p, int v) {
+  if (v == 0) return 0;
+  if (!budget(c)) return -1;
+  int n = solver_line_from(c->s, p, c->att, v, c->scratch, c->scratch_cap);
+  c->nodes += c->s->nodes;
+  return n;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt) {
+  if (r->nflaws >= c->opt.max_alts && k != FLAW_ILLEGAL && k != FLAW_NOT_CHECK && k != FLAW_NOT_MATE) {
+    r->flaws_dropped++;
+    return NULL;
+  }
+  if (r->nflaws == r->flaws_cap) {
+    int cap = r->flaws_cap ? 2 * r->flaws_cap : 16;
+    CheckFlaw *f = realloc(r->flaws, (size_t)cap * sizeof *f);
+    if (!f) {
+      r->flaws_dropped++;
+      return NULL;
+    }
+    r->flaws = f;
+    r->flaws_cap = cap;
+  }
+  if (r->nflaws >= c->flaw_q_cap) {
+    int cap = c->flaw_q_cap ? 2 * c->flaw_q_cap : 16;
+    int *q = realloc(c->flaw_q, (size_t)cap * sizeof *q);
+    if (!q) {
+      r->flaws_dropped++;
+      return NULL;
+    }
+    c->flaw_q = q;
+    c->flaw_q_cap = cap;
+  }
+  c->flaw_q[r->nflaws] = c->cur_q;
+  CheckFlaw *f = &r->flaws[r->nflaws++];
+  memset(f, 0, sizeof *f);
+  f->kind = k;
+  f->ply = ply0 + 1;
+  f->move = ply0 < r->line_length ? r->line[ply0] : MOVE_NONE;
+  f->alt = alt;
+  f->alt_length = -1;
+  f->tolerated = check_kind_tolerated(&c->opt, k);
+  /* a one-move problem with two mating moves has no single answer */
+  if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+  return f;
+}
+
+/* Fills the alternative's line: alt, then the main line from q (value v). */
+static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
+  if (!f) return;
+  f->alt_length = v + 1;
+  f->alt_line[0] = f->alt;
+  f->alt_line_len = 1;
+  int n = line_from(c, q, v);
+  if (n < 0) return;
+  Position e = *q;
+  for (int i = 0; i < n; i++) {
+    Undo u;
+    pos_do_move(&e, c->scratch[i], &u);
+    if (f->alt_line_len < CHECK_ALT_LINE_MAX) f->alt_line[f->alt_line_len++] = c->scratch[i];
+  }
+  f->alt_komaamari = !hand_empty(e.hand[c->att]);
+}
+
+/* ---- classification of attacker alternatives ------------------------------ */
+
+/* 非限定: the same move but for promotion, or the same piece dropped on another
+ * square of the same line to the king. */
+static bool non_limiting(const Position *pos, Move m, Move alt) {
+  if (move_is_drop(m) || move_is_drop(alt)) {
+    if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
+    Square k = pos->king[color_flip(pos->side)], a = move_to(m), b = move_to(alt);
+    return bb_test(BETWEEN[k][a], b) || bb_test(BETWEEN[k][b], a);
+  }
+  return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
+}
+
+/* Same attacker moves (as a multiset) on both sides? */
+static bool same_moves(const uint16_t *a, int na, const uint16_t *b, int nb) {
+  if (na != nb) return false;
+  for (int i = 0; i < na; i++) {
+    int x = 0, y = 0;
+    for (int j = 0; j < na; j++) {
+      x += a[j] == a[i];
+      y += b[j] == a[i];
+    }
+    if (x != y) return false;
+  }
+  return true;
+}
+
+typedef struct {
+  const Move *line;
+  int n, from; /* the branch is at ply `from` */
+  uint16_t path[CHECK_ALT_LINE_MAX * 2];
+  int npath;
+} Rejoin;
+
+/* From q at ply j (0-based, value n - j), along shortest checks and longest
+ * defences: does some line reach main[j'] at ply j'? 2 with the same attacker
+ * moves as the line (手順前後), 1 with others (迂回), 0 no, -1 out of budget. */
+static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
+  if (j < rj->n && pos_equal(q, &c->main[j])) {
+    uint16_t ref[CHECK_ALT_LINE_MAX * 2];
+    int nref = 0;
+    for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
+    return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
+  }
+  if (j >= rj->n - 1) return 0;
+  int R = rj->n - j, unknown = 0;
+  MoveList l;
+  if (q->side == c->att)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  for (int i = 0; i < l.size; i++) {
+    if (c->rejoin_budget-- <= 0) return -1;
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, l.moves[i], &u);
+    int k1 = mated_within(c, &p, R - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, R - 3, NULL) : 0;
+    if (k1 < 0 || k3 < 0) {
+      unknown = 1;
+      continue;
+    }
+    if (k1 == 0 || k3 == 1) continue; /* not of exact value R - 1 */
+    bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
+    if (push) rj->path[rj->npath++] = move_compact(l.moves[i]);
+    int k = rejoins(c, rj, &p, j + 1);
+    if (push) rj->npath--;
+    if (k > 0) return k;
+    if (k < 0) unknown = 1;
+  }
+  return unknown ? -1 : 0;
+}
+
+/* One question of a check: an attacker alternative or a defender reply at a ply. */
+typedef struct {
+  int ply; /* 0-based */
+  Move alt;
+  bool done;
+} Question;
+
+/* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
+ * for the report; falls back to found when out of budget. */
+static int value_between(Checker *c, const Position *q, int hi, int found) {
+  int v = value(c, q, hi);
+  return v >= 0 ? v : found;
+}
+
+/* An attacker alternative. 1 answered (a flaw added when it is one), 0 out of budget. */
+static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
+  int p = qu->ply, n = r->line_length, R = n - p;
+  const Position *at = &c->main[p];
+  Position q = *at;
+  Undo u;
+  pos_do_move(&q, qu->alt, &u);
+  int m = R - 1, k = mated_within(c, &q, R - 1, &m);
+  if (k < 0) return 0;
+  if (k == 0) return 1;
+  FlawKind kind;
+  int v = R - 1;
+  if (p == n - 1) {
+    kind = FLAW_LAST_MOVE_ALT;
+    v = 0;
+  } else {
+    int m3 = m, k3 = mated_within(c, &q, R - 3, &m3);
+    if (k3 < 0) return 0;
+    if (k3 > 0) {
+      kind = FLAW_HAYAZUME;
+      v = value_between(c, &q, R - 3, m3);
+    } else if (non_limiting(at, r->line[p], qu->alt)) {
+      kind = FLAW_HIGENTEI;
+    } else {
+      Rejoin rj = {.line = r->line, .n = n, .from = p, .npath = 1};
+      rj.path[0] = move_compact(qu->alt);
+      c->rejoin_budget = CHECK_REJOIN_BUDGET;
+      int j = rejoins(c, &rj, &q, p + 1);
+      if (j < 0) return 0;
+      kind = j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
+    }
+  }
+  CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
+  flaw_alt_line(c, f, &q, v);
+  return 1;
+}
+
+static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
+  int n = line_from(c, q, v);
+  *known = n >= 0;
+  if (n < 0) return false;
+  Position e = *q;
+  for (int i = 0; i < n; i++) {
+    Undo u;
+    pos_do_move(&e, c->scratch[i], &u);
+  }
+  return !hand_empty(e.hand[c->att]);
+}
+
+/* A defender reply. 1 answered (a flaw added when it is one), 0 out of budget. */
+static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
+  int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
+  const Position *at = &c->main[p];
+  if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
+    int f = drop_futile(c, at, qu->alt, R);
+    if (f < 0) return 0;
+    if (f) return 1; /* a futile drop is not a defence */
+  }
+  Position q = *at;
+  Undo u;
+  pos_do_move(&q, qu->alt, &u);
+  int k = mated_within(c, &q, R - 3, NULL);
+  if (k < 0) return 0;
+  if (k > 0) return 1; /* a shorter defence */
+  k = mated_within(c, &q, R - 1, NULL);
+  if (k < 0) return 0;
+  FlawKind kind;
+  int v;
+  if (k > 0) {
+    v = R - 1;
+    bool known, left = line_ends_with_hand(c, &q, v, &known);
+    if (!known) return 0;
+    if (left) return 1;                  /* the line's defence wins the 駒余り tie-break */
+    if (line_komaamari)
+      kind = FLAW_NOT_LONGEST_DEFENCE;   /* as long, and the line ends with pieces in hand */
+    else if (p < n - 2)
+      kind = FLAW_HENDOU;
+    else
+      return 1;                          /* 変同 at the second-last ply is no flaw */
+  } else {
+    /* no mate within the line's length: a longer one, or none */
+    v = value(c, &q, CHECK_ANY_MATE);
+    if (v == SOLVER_VALUE_UNKNOWN) return 0;
+    if (v == SOLVER_VALUE_NONE) {
+      flaw_add(c, r, FLAW_NOMATE, p, qu->alt);
+      return 1;
+    }
+    bool known, left = line_ends_with_hand(c, &q, v, &known);
+    if (!known) return 0;
+    kind = left ? FLAW_HENCHOU : FLAW_NOT_LONGEST_DEFENCE;
+  }
+  CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
+  flaw_alt_line(c, f, &q, v);
+  return 1;
+}
+
+/* Node limits of one question in the successive passes: most alternatives are
+ * refuted at once, so every question gets a small budget before any gets a
+ * large one (the check's total budget goes where it finds the most). */
+static const uint64_t PASS_NODES[] = {20000, 400000, 0};
+
+/* Asks every question in passes of growing budgets. */
+static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
+  int n = r->line_length, nq = 0, cap = 64;
+  Question *qs = malloc((size_t)cap * sizeof *qs);
+  if (!qs) return TS_ERR_NOMEM;
+  for (int p = 0; p < n; p++) {
+    MoveList l;
+    if (p % 2 == 0)
+      movegen_checks(&c->main[p], &l);
+    else
+      movegen_legal(&c->main[p], &l);
+    for (int i = 0; i < l.size; i++) {
+      if (move_compact(l.moves[i]) == move_compact(r->line[p])) continue;
+      if (nq == cap) {
+        Question *t = realloc(qs, (size_t)(cap *= 2) * sizeof *qs);
+        if (!t) {
+          free(qs);
+          return TS_ERR_NOMEM;
+        }
+        qs = t;
+      }
+      qs[nq++] = (Question){p, l.moves[i], false};
+    }
+  }
+  int left = nq;
+  bool stop = false;
+  for (size_t pass = 0; pass < sizeof PASS_NODES / sizeof *PASS_NODES && left && !stop; pass++) {
+    uint64_t lim = PASS_NODES[pass];
+    if (!lim || (c->opt.call_nodes && lim > c->opt.call_nodes)) lim = c->opt.call_nodes;
+    c->call_limit = lim;
+    for (int i = 0; i < nq && !stop; i++) {
+      if (qs[i].done) continue;
+      c->cur_q = i;
+      int before = r->nflaws;
+      int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
+      if (ok) {
+        qs[i].done = true;
+        left--;
+        if (c->opt.first_flaw && r->nflaws > before && !r->flaws[r->nflaws - 1].tolerated) stop = true;
+      }
+      if (c->out_of_budget) stop = true;
+    }
+    if (lim == c->opt.call_nodes) break;
+  }
+  if (!stop || c->out_of_budget)
+    for (int i = 0; i < nq; i++)
+      if (!qs[i].done && !r->unproven++) r->unproven_ply = qs[i].ply + 1;
+  free(qs);
+  return TS_OK;
+}
+
+/* ---- the check ------------------------------------------------------------ */
+
+static int line_store(CheckReport *r, const Move *line, int n) {
+  if (n > r->line_cap) {
+    Move *m = realloc(r->line, (size_t)n * sizeof *m);
+    if (!m) return TS_ERR_NOMEM;
+    r->line = m;
+    r->line_cap = n;
+  }
+  if (n) memcpy(r->line, line, (size_t)n * sizeof *line);
+  r->line_length = n;
+  return TS_OK;
+}
+
+static void bad_line(CheckReport *r, int ply0, const char *what) {
+  r->verdict = CHECK_BAD_LINE;
+  snprintf(r->message, sizeof r->message, "ply %d: %s", ply0 + 1, what);
+}
+
+/* Steps 1: the line's own faults; false (verdict BAD_LINE) when it has one. */
+static bool line_sound(Checker *c, CheckReport *r) {
+  int n = r->line_length;
+  for (int p = 0; p < n; p++) {
+    Move m = r->line[p];
+    if (!pos_move_is_legal(&c->main[p], m)) {
+      flaw_add(c, r, FLAW_ILLEGAL, p, MOVE_NONE);
+      bad_line(r, p, p > 0 && pos_is_mate(&c->main[p]) ? "the line goes on after mate" : "illegal move");
+      return false;
+    }
+    if (p % 2 == 0 && !pos_gives_check(&c->main[p], m)) {
+      flaw_add(c, r, FLAW_NOT_CHECK, p, MOVE_NONE);
+      bad_line(r, p, "the attacker's move is not a check");
+      return false;
+    }
+    c->main[p + 1] = c->main[p];
+    Undo u;
+    pos_do_move(&c->main[p + 1], m, &u);
+  }
+  int bad = -1;
+  if (n == 0 || n % 2 == 0 || !solver_line_verify(&c->main[0], r->line, n, c->opt.futile_rule, &bad)) {
+    flaw_add(c, r, FLAW_NOT_MATE, n > 0 ? n - 1 : 0, MOVE_NONE);
+    bad_line(r, n > 0 ? n - 1 : 0, n % 2 == 0 ? "the line ends with the attacker to move" : "the line does not end in mate");
+    return false;
+  }
+  return true;
+}
+
+/* Flaws in the order of their questions (ply, then move), whatever pass found them. */
+static void flaws_sort(Checker *c, CheckReport *r) {
+  for (int i = 1; i < r->nflaws; i++) {
+    CheckFlaw f = r->flaws[i];
+    int q = c->flaw_q[i], j = i;
+    for (; j > 0 && c->flaw_q[j - 1] > q; j--) {
+      r->flaws[j] = r->flaws[j - 1];
+      c->flaw_q[j] = c->flaw_q[j - 1];
+    }
+    r->flaws[j] = f;
+    c->flaw_q[j] = q;
+  }
+}
+
+int check_problem(Checker *c, const Position *pos, const Move *line, int n, CheckReport *r) {
+  TsError err;
+  if (pos_validate_problem(pos, "problem", &err) != TS_OK) return TS_ERR_ILLEGAL;
+  r->verdict = CHECK_UNKNOWN;
+  r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = 0;
+  r->length = -1;
+  r->length_exact = false;
+  r->nodes = r->time_ms = 0;
+  r->message[0] = 0;
+  r->line_given = line && n > 0;
+  c->att = pos->side;
+  c->t0 = solver_now_ms();
+  c->nodes = 0;
+  c->out_of_budget = false;
+  c->call_limit = c->opt.call_nodes;
+  c->cur_q = -1;
+  if (!r->line_given) {
+    /* no intended line: the solver's main line is the one checked */
+    r->line_length = 0;
+    SolveResult sr;
+    if (budget(c) && solver_solve(c->s, pos, &sr) == TS_OK) {
+      c->nodes += sr.nodes;
+      if (sr.status == SOLVE_NOMATE) {
+        r->verdict = CHECK_NOMATE;
+        snprintf(r->message, sizeof r->message, "no mate");
+        goto done;
+      }
+      if (sr.status == SOLVE_MATE && sr.pv_len > 0) {
+        r->length = sr.length;
+        r->length_exact = sr.exact;
+        if (line_store(r, sr.pv, sr.pv_len)) return TS_ERR_NOMEM;
+      }
+    }
+    if (r->line_length == 0) {
+      r->verdict = CHECK_UNKNOWN;
+      snprintf(r->message, sizeof r->message, "the budget ran out before a mating line was found");
+      goto done;
+    }
+  } else if (line_store(r, line, n)) {
+    return TS_ERR_NOMEM;
+  }
+  n = r->line_length;
+  if (n + 1 > c->main_cap) {
+    Position *m = realloc(c->main, (size_t)(n + 1) * sizeof *m);
+    if (!m) return TS_ERR_NOMEM;
+    c->main = m;
+    c->main_cap = n + 1;
+  }
+  c->main[0] = *pos;
+  if (!line_sound(c, r)) goto done;
+  bool komaamari = !hand_empty(c->main[n].hand[c->att]);
+  if (!(komaamari && c->opt.first_flaw)) {
+    int rc = ask_all(c, r, komaamari);
+    if (rc) return rc;
+    flaws_sort(c, r);
+  }
+  c->cur_q = INT32_MAX;
+  if (komaamari) flaw_add(c, r, FLAW_KOMAAMARI, n - 1, MOVE_NONE);
+  bool nomate = false, flawed = false;
+  for (int i = 0; i < r->nflaws; i++) {
+    if (r->flaws[i].kind == FLAW_NOMATE) nomate = true;
+    if (!r->flaws[i].tolerated) flawed = true;
+  }
+  if (nomate)
+    r->verdict = CHECK_NOMATE;
+  else if (flawed)
+    r->verdict = CHECK_FLAWED;
+  else if (r->unproven)
+    r->verdict = CHECK_UNKNOWN;
+  else
+    r->verdict = CHECK_COMPLETE;
+  if (r->verdict == CHECK_COMPLETE) {
+    r->length = n;
+    r->length_exact = true;
+  } else if (r->line_given && r->verdict != CHECK_NOMATE) {
+    /* the problem's own length, as far as the budget allows */
+    SolveResult sr;
+    if (budget(c) && solver_solve(c->s, pos, &sr) == TS_OK) {
+      c->nodes += sr.nodes;
+      if (sr.status == SOLVE_MATE) {
+        r->length = sr.length;
+        r->length_exact = sr.exact;
+      }
+    }
+  }
+  if (r->verdict == CHECK_UNKNOWN)
+    snprintf(r->message, sizeof r->message, "%d question%s unproven (budget), first at ply %d", r->unproven,
+             r->unproven == 1 ? "" : "s", r->unproven_ply);
+done:
+  r->nodes = c->nodes;
+  r->time_ms = solver_now_ms() - c->t0;
+  return TS_OK;
+}
