@@ -291,6 +291,28 @@ static int delete_roleless(Position *pos, const uint8_t roles[SQ_NB]) {
   return k;
 }
 
+/* Deletes the attacker's hand pieces that the line never drops (the count of a
+ * kind that stays in hand at every ply); returns how many. */
+static int delete_unused_hand(Position *pos, const Move *line, int n) {
+  Color att = pos->side;
+  int low[HAND_PT_NB];
+  for (int t = PAWN; t <= GOLD; t++) low[t] = hand_count(pos->hand[att], (PieceType)t);
+  Position p = *pos;
+  for (int i = 0; i < n; i++) {
+    Undo u;
+    pos_do_move(&p, line[i], &u);
+    for (int t = PAWN; t <= GOLD; t++) {
+      int c = hand_count(p.hand[att], (PieceType)t);
+      if (c < low[t]) low[t] = c;
+    }
+  }
+  int k = 0;
+  for (int t = PAWN; t <= GOLD; t++)
+    for (; low[t] > 0; low[t]--, k++) pos->hand[att] = hand_sub(pos->hand[att], (PieceType)t);
+  if (k) pos_finish_setup(pos);
+  return k;
+}
+
 /* Every line of w (judged line and the alternatives' complete lines) into lines; returns how many. */
 #define COMPOSE_ROLE_LINES 8
 static int all_lines(Run *R, const Work *w, Move lines[][COMPOSE_LINE_MAX], int *len) {
@@ -475,7 +497,8 @@ static int run_iteration(Run *R) {
     memset(roles, 0xff, sizeof roles);
   }
   R->cand.pos = R->cur.pos;
-  if (np > 0 && delete_roleless(&R->cand.pos, roles) && position_ok(&R->cand.pos)) {
+  if (np > 0 && delete_roleless(&R->cand.pos, roles) + delete_unused_hand(&R->cand.pos, prio, np) > 0 &&
+      position_ok(&R->cand.pos)) {
     if ((rc = run_consider(R, COMPOSE_STEP_DELETE, false, &acc))) goto out;
     if (acc) goto done;
   } else {
@@ -556,8 +579,9 @@ out:
 /* Takes pieces off the best complete work while it stays complete with the same length. */
 static int run_cleanup(Run *R) {
   if (R->best.sc.verdict != CHECK_COMPLETE) return TS_OK;
+  /* one pass at least, even when the time budget is spent (a few checks) */
   bool again = true;
-  while (again && !run_out_of_budget(R)) {
+  for (int pass = 0; again && !(R->o->stop && *R->o->stop) && (pass == 0 || !run_out_of_budget(R)); pass++) {
     again = false;
     for (Square s = 0; s < SQ_NB && !again; s++) {
       Piece p = R->best.pos.board[s];
