@@ -234,6 +234,10 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
   f->tolerated = check_kind_tolerated(&c->opt, k);
   /* a one-move problem with two mating moves has no single answer */
   if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+  if (!f->tolerated && !r->first_flaw_nodes) {
+    r->first_flaw_nodes = c->nodes ? c->nodes : 1;
+    r->first_flaw_ms = solver_now_ms() - c->t0;
+  }
   return f;
 }
 
@@ -618,7 +622,7 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
   r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = 0;
   r->length = -1;
   r->length_exact = false;
-  r->nodes = r->time_ms = 0;
+  r->nodes = r->time_ms = r->first_flaw_nodes = r->first_flaw_ms = 0;
   r->message[0] = 0;
   r->line_given = line && n > 0;
   c->att = pos->side;

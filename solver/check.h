@@ -96,6 +96,8 @@ typedef struct {
   int unproven;        /* questions a budget stopped (their alternatives are not classified) */
   int unproven_ply;    /* first ply with such a question (0: none) */
   uint64_t nodes;      /* solver nodes of the whole check */
+  uint64_t first_flaw_nodes; /* nodes and time spent when the first flaw that is not tolerated was */
+  uint64_t first_flaw_ms;    /* found (0: none) */
   uint64_t time_ms;
   char message[256];   /* for BAD_LINE: what is wrong, and where */
   /* owned storage */
