@@ -22,11 +22,14 @@
 #include <string.h>
 
 #include "movegen.h"
+#include "sfen.h"
 #include "search.h"
 #include "solver_value.h"
 
 /* Bound of the "is there any mate at all" question for a defence that outlasts the line. */
 #define CHECK_ANY_MATE 4001
+/* Questions costing at least this many nodes are written to the trace. */
+#define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
 #define CHECK_REJOIN_BUDGET 20000
 
@@ -537,7 +540,15 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (qs[i].done) continue;
       c->cur_q = i;
       int before = r->nflaws;
+      uint64_t n0 = c->nodes, t0 = solver_now_ms();
       int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
+      if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
+        char mv[8];
+        usi_move_write(qs[i].alt, mv);
+        fprintf(c->opt.trace, "check: pass %zu, ply %d, %s %s: %s, %llu nodes, %llu ms\n", pass + 1, qs[i].ply + 1,
+                qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
+                (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
+      }
       if (ok) {
         qs[i].done = true;
         left--;

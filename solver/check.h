@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "position.h"
 #include "solver.h"
@@ -115,6 +116,8 @@ typedef struct {
   bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
   bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
+  FILE *trace;          /* when non-NULL, each question that costs 100,000 nodes or more is
+                         * written here (pass, ply, move, answered or not, nodes, time) */
 } CheckOptions;
 
 void check_options_default(CheckOptions *o);

@@ -58,6 +58,8 @@ static const char CHECK_HELP[] =
     "  --strict-last-move   last-move-alt is a flaw too\n"
     "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
     "  --first-flaw         stop at the first flaw that is not tolerated (faster)\n"
+    "  --trace              on stderr, every question that costs 100,000 nodes or more\n"
+    "                       (pass, ply, move, answered or not, nodes, time)\n"
     "  --quiet              print the summary only\n"
     "Exit status: 0 every problem complete, 1 some not complete, 2 bad usage or\n"
     "input (a malformed file, an illegal line or one going past mate: file, line and\n"
@@ -872,6 +874,7 @@ int cmd_check(int argc, char **argv) {
       {"strict-last-move", no_argument, NULL, 'S'},
       {"no-futile-rule", no_argument, NULL, 'F'},
       {"first-flaw", no_argument, NULL, 'f'},
+      {"trace", no_argument, NULL, 'R'},
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -904,6 +907,7 @@ int cmd_check(int argc, char **argv) {
     case 'S': opt.strict_last_move = true; break;
     case 'F': opt.futile_rule = false; break;
     case 'f': opt.first_flaw = true; break;
+    case 'R': opt.trace = stderr; break;
     default: return cli_getopt_error("check", c, argv);
     }
   }
