@@ -41,6 +41,7 @@ struct Checker {
   Position *main;
   int main_cap;
   Move *scratch;
+  Move *path; /* the line found by empty_hand_line */
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
@@ -72,7 +73,8 @@ Checker *check_create(const CheckOptions *o) {
   c->s = solver_create(&so);
   c->scratch_cap = 8192;
   c->scratch = malloc((size_t)c->scratch_cap * sizeof *c->scratch);
-  if (!c->s || !c->scratch) {
+  c->path = malloc((size_t)c->scratch_cap * sizeof *c->path);
+  if (!c->s || !c->scratch || !c->path) {
     check_free(c);
     return NULL;
   }
@@ -84,6 +86,7 @@ void check_free(Checker *c) {
   solver_free(c->s);
   free(c->main);
   free(c->scratch);
+  free(c->path);
   free(c->flaw_q);
   free(c);
 }
@@ -231,10 +234,17 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
   f->tolerated = check_kind_tolerated(&c->opt, k);
   /* a one-move problem with two mating moves has no single answer */
   if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+  if (!f->tolerated && !r->first_flaw_nodes) {
+    r->first_flaw_nodes = c->nodes ? c->nodes : 1;
+    r->first_flaw_ms = solver_now_ms() - c->t0;
+  }
   return f;
 }
 
-/* Fills the alternative's line: alt, then the main line from q (value v). */
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
+
+/* Fills the alternative's line: alt, then the main line from q (value v), one that
+ * ends with the attacker's hand empty when there is one. */
 static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   if (!f) return;
   f->alt_length = v + 1;
@@ -242,12 +252,24 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   f->alt_line_len = 1;
   int n = line_from(c, q, v);
   if (n < 0) return;
+  const Move *moves = c->scratch;
   Position e = *q;
   for (int i = 0; i < n; i++) {
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
-    if (f->alt_line_len < CHECK_ALT_LINE_MAX) f->alt_line[f->alt_line_len++] = c->scratch[i];
+    pos_do_move(&e, moves[i], &u);
   }
+  if (!hand_empty(e.hand[c->att]) && n == v) {
+    c->rejoin_budget = CHECK_REJOIN_BUDGET;
+    if (empty_hand_line(c, q, v, 0) > 0 && v <= c->scratch_cap) {
+      moves = c->path;
+      e = *q;
+      for (int i = 0; i < n; i++) {
+        Undo u;
+        pos_do_move(&e, moves[i], &u);
+      }
+    }
+  }
+  for (int i = 0; i < n && f->alt_line_len < CHECK_ALT_LINE_MAX; i++) f->alt_line[f->alt_line_len++] = moves[i];
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
 
@@ -346,6 +368,13 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   pos_do_move(&q, qu->alt, &u);
   int m = R - 1, k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
+  if (k == 0 && n == 1) {
+    /* a one-move problem needs a unique mate: another check mating at all is 余詰 */
+    int v = value(c, &q, CHECK_ANY_MATE);
+    if (v == SOLVER_VALUE_UNKNOWN) return 0;
+    if (v >= 0) flaw_alt_line(c, flaw_add(c, r, FLAW_YOZUME, p, qu->alt), &q, v);
+    return 1;
+  }
   if (k == 0) return 1;
   FlawKind kind;
   int v = R - 1;
@@ -374,16 +403,52 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   return 1;
 }
 
-static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
-  int n = line_from(c, q, v);
-  *known = n >= 0;
-  if (n < 0) return false;
-  Position e = *q;
-  for (int i = 0; i < n; i++) {
+/* Does some line from q (exact value v) of shortest checks and longest
+ * defences (futile drops left out) end with the attacker's hand empty? This is
+ * 駒余り as the main-line rule sees it: the attacker takes a mate that uses his
+ * pieces, and among equally long defences the main line is one that leaves none.
+ * 1 yes, 0 no, -1 out of budget. */
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
+  Hand h = q->hand[c->att];
+  if (v == 0) return hand_empty(h);
+  if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
+  if (c->rejoin_budget-- <= 0) return -1;
+  MoveList l;
+  bool attacker = q->side == c->att;
+  if (attacker)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
+  int unknown = 0;
+  for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
+    if (distant && move_is_drop(m)) {
+      int f = drop_futile(c, q, m, v);
+      if (f < 0) return -1;
+      if (f) continue;
+    }
+    Position p = *q;
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
+    pos_do_move(&p, m, &u);
+    int k1 = mated_within(c, &p, v - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, v - 3, NULL) : 0;
+    if (k1 < 0 || k3 < 0) return -1;
+    if (k1 == 0 || k3 == 1) continue; /* not of value v - 1 */
+    int k = empty_hand_line(c, &p, v - 1, depth + 1);
+    if (k > 0) {
+      if (depth < c->scratch_cap) c->path[depth] = m;
+      return 1;
+    }
+    if (k < 0) unknown = 1;
   }
-  return !hand_empty(e.hand[c->att]);
+  return unknown ? -1 : 0;
+}
+
+static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
+  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  int k = empty_hand_line(c, q, v, 0);
+  *known = k >= 0;
+  return k == 0;
 }
 
 /* A defender reply. 1 answered (a flaw added when it is one), 0 out of budget. */
@@ -557,7 +622,7 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
   r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = 0;
   r->length = -1;
   r->length_exact = false;
-  r->nodes = r->time_ms = 0;
+  r->nodes = r->time_ms = r->first_flaw_nodes = r->first_flaw_ms = 0;
   r->message[0] = 0;
   r->line_given = line && n > 0;
   c->att = pos->side;
@@ -581,6 +646,16 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
         r->length = sr.length;
         r->length_exact = sr.exact;
         if (line_store(r, sr.pv, sr.pv_len)) return TS_ERR_NOMEM;
+        /* 駒余り is the problem's only when no main line of that length leaves the hand empty */
+        Position e = *pos;
+        for (int i = 0; i < r->line_length; i++) {
+          Undo u;
+          pos_do_move(&e, r->line[i], &u);
+        }
+        c->rejoin_budget = CHECK_REJOIN_BUDGET;
+        if (sr.exact && r->line_length == sr.length && !hand_empty(e.hand[c->att]) && sr.length <= c->scratch_cap &&
+            empty_hand_line(c, pos, sr.length, 0) > 0 && line_store(r, c->path, sr.length))
+          return TS_ERR_NOMEM;
       }
     }
     if (r->line_length == 0) {

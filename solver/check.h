@@ -21,6 +21,8 @@
  *      order                                 TEJUN_ZENGO     手順前後 (tolerated)
  *      with other moves                      UKAI            迂回 (tolerated)
  *      else                                  YOZUME          余詰
+ *    and in a one-move problem (which needs a unique mate) every other check
+ *    that mates at all, in any number of plies, is YOZUME too.
  *  - at each defender ply i every other legal reply d (futile drops are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:
@@ -94,6 +96,8 @@ typedef struct {
   int unproven;        /* questions a budget stopped (their alternatives are not classified) */
   int unproven_ply;    /* first ply with such a question (0: none) */
   uint64_t nodes;      /* solver nodes of the whole check */
+  uint64_t first_flaw_nodes; /* nodes and time spent when the first flaw that is not tolerated was */
+  uint64_t first_flaw_ms;    /* found (0: none) */
   uint64_t time_ms;
   char message[256];   /* for BAD_LINE: what is wrong, and where */
   /* owned storage */

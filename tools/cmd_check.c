@@ -54,7 +54,7 @@ static const char CHECK_HELP[] =
     "  --threads N          problems checked at once, one checker each (default: the\n"
     "                       processors); results are printed in input order\n"
     "  --hash MB            solver table of each checker (default 64)\n"
-    "  --strict             higentei, tejun-zengo, ukai and hendou are flaws too\n"
+    "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
     "  --strict-last-move   last-move-alt is a flaw too\n"
     "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
     "  --first-flaw         stop at the first flaw that is not tolerated (faster)\n"
@@ -647,6 +647,9 @@ static void print_json(const CheckItem *it) {
   }
   printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
          r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+  if (r->first_flaw_nodes)
+    printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
+           (unsigned long long)r->first_flaw_ms);
   if (r->message[0]) {
     fputs(",\"message\":", stdout);
     json_user_string(r->message);

@@ -19,6 +19,8 @@ int cmd_export(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_dbcheck(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_roles(int argc, char **argv);
+int cmd_compose(int argc, char **argv);
 
 static const CliCommand COMMANDS[] = {
     {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
@@ -29,8 +31,10 @@ static const CliCommand COMMANDS[] = {
     {"query", cmd_query, "list or count the problems of a database (by length, flag)"},
     {"export", cmd_export, "write problems of a database as KIF (with 変化) or SFEN"},
     {"check", cmd_check, "is a problem sound? every flaw of its line (余詰, 変同, 不詰...)"},
-    {"verify", cmd_verify, "re-solve every complete work of a database forward"},
+    {"verify", cmd_verify, "check every complete work of a database with the flaw checker"},
     {"db-check", cmd_dbcheck, "read every page and record of a database and report damage"},
+    {"roles", cmd_roles, "what each piece does along the main line (seed 003's eight roles)"},
+    {"compose", cmd_compose, "make a diagram a complete work (roles, the checker), or works from a mate picture"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
 };
 

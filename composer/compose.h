@@ -1,0 +1,172 @@
+/*
+ * compose.h - the composer: a flawed diagram made a complete work by the piece
+ * roles of seed 003 with the flaw checker (solver/check.h) as the only judge,
+ * and complete works built backwards from one mate picture (逆算).
+ *
+ * ---- Improvement (seed 003 §4.4) ------------------------------------------
+ * One iteration, from the current diagram D (the best by the order below):
+ *   1. priority line: among D's main line and the mating lines of its 余詰 /
+ *      早詰 (the checker's alternative lines), the one that leaves the fewest
+ *      pieces in the attacker's hand at the end, then the longest (--keep-line:
+ *      always the given line);
+ *   2. roles of the pieces along it (roles.h); the board pieces without a role
+ *      are deleted together -> candidate;
+ *   3. a piece is added by Table 1 by the candidate's number of 余詰 (0: to the
+ *      attacker's hand, the attacker's board or the defender's board; 1: hand or
+ *      attacker's board; 2-3: attacker's board; 4+: defender's board), of a kind
+ *      left in the defender's hand, on the candidate squares of §4.3 around the
+ *      king; then the pieces without a role on any of the candidate's lines are
+ *      deleted again -> candidate;
+ *   4. pieces replaced while keeping their roles (the priority line stays a
+ *      mating line and the replaced piece keeps every role it had along it):
+ *      one piece, or two at once (what seed 003 §6 finds missing) -> candidates.
+ * Each candidate is judged by check_problem and compared with D by §4.4's
+ * order: fewer flaws while more than 3, a longer mate, fewer flaws, more pieces.
+ * A better candidate becomes D and the next iteration starts from it. The run
+ * stops at the budget (time, iterations) or when `stall` iterations in a row
+ * bring nothing better. The best complete work seen (longest, then fewest
+ * pieces) is kept apart from D, and at the end pieces are taken off it one by
+ * one while it stays complete with the same length (leaner).
+ * Flaws here: the checker's flaws that are not tolerated; a verdict UNKNOWN
+ * counts one more. Random choices come from one generator seeded by `seed`,
+ * so a run with an iteration budget is the same every time.
+ *
+ * The defender's hand is always every piece not on the board or in the
+ * attacker's hand (the tsume convention); the input's is replaced by it.
+ */
+#ifndef TSUME_COMPOSE_H
+#define TSUME_COMPOSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "position.h"
+
+#define COMPOSE_LINE_MAX 512
+
+typedef struct {
+  bool valid;          /* a mating line was judged (verdict COMPLETE, FLAWED or UNKNOWN) */
+  CheckVerdict verdict;
+  int length;          /* plies of the judged line */
+  int defects;         /* flaws not tolerated, +1 for an UNKNOWN verdict */
+  int yozume;          /* 余詰 and 早詰 among them (Table 1's count) */
+  int pieces;          /* pieces on the board (kings included) and in the attacker's hand */
+} ComposeScore;
+
+typedef enum {
+  COMPOSE_STEP_START,
+  COMPOSE_STEP_DELETE,
+  COMPOSE_STEP_ADD,
+  COMPOSE_STEP_REPLACE,
+  COMPOSE_STEP_REPLACE2,
+  COMPOSE_STEP_CLEANUP,
+  COMPOSE_STEP_NB
+} ComposeStepKind;
+
+/* An accepted step (and the start), for a history and a best-so-far file. */
+typedef struct {
+  ComposeStepKind kind;
+  uint64_t iteration;
+  const Position *pos;
+  ComposeScore score;
+  const CheckReport *report; /* the checker's report of pos */
+  bool best_complete;        /* pos is the best complete work so far */
+} ComposeStep;
+
+typedef struct {
+  uint64_t iterations, checks, accepted;
+  uint64_t elapsed_ms;
+  ComposeScore current;     /* the diagram the iterations start from */
+  ComposeScore best_complete; /* valid == false while none */
+} ComposeProgress;
+
+typedef struct {
+  uint64_t seed;
+  uint64_t time_ms;        /* 0: no time limit */
+  uint64_t iterations;     /* 0: no iteration limit */
+  uint64_t stall;          /* iterations without a better diagram before stopping (default 300, 0 = never) */
+  int max_pieces;          /* pieces on the board and in the attacker's hand, 0 = no limit */
+  bool no_promoted;        /* no promoted piece is added or made by a replacement */
+  unsigned exclude_kinds;  /* 1 << base kind: kinds never added or made by a replacement */
+  const Move *keep_line;   /* 手順法: this line stays the line judged (NULL: the problem's main line) */
+  int keep_n;
+  int replace_tries;       /* role-keeping replacements judged per iteration (default 6) */
+  volatile int *stop;      /* when non-NULL and *stop != 0 the run ends soon */
+  void (*on_step)(void *ctx, const ComposeStep *s);
+  void *step_ctx;
+  void (*on_progress)(void *ctx, const ComposeProgress *p); /* about every progress_ms */
+  void *progress_ctx;
+  uint64_t progress_ms;    /* 0 = 1000 */
+} ComposeOptions;
+
+void compose_options_default(ComposeOptions *o);
+
+typedef struct {
+  Position start;          /* the input as judged (defender's hand: the rest) */
+  ComposeScore start_score;
+  Position best;           /* the best complete work, else the best diagram */
+  ComposeScore best_score;
+  bool complete;           /* best is a complete work */
+  CheckReport report;      /* the checker's report of best (owned; compose_result_free) */
+  uint64_t iterations, checks, accepted;
+  uint64_t time_ms;
+  const char *stop_reason; /* "stall", "iterations", "time", "stop" */
+} ComposeResult;
+
+/*
+ * Runs the improvement on pos (attacker to move) with the checker c (the
+ * caller's; one per thread). Returns TS_OK with *r filled (free it with
+ * compose_result_free), TS_ERR_ILLEGAL when pos is not a problem position or
+ * the keep line is not a mating line from it (r->report.message says why),
+ * TS_ERR_NOMEM. A diagram without a mate is a valid start (its score is not
+ * valid); the run then looks for one by the same steps.
+ */
+int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, ComposeResult *r);
+void compose_result_free(ComposeResult *r);
+
+/* The score of a report (and of the position it judged). */
+ComposeScore compose_score(const Position *pos, const CheckReport *rep);
+/* §4.4's order: true when a is better than b. */
+bool compose_better(const ComposeScore *a, const ComposeScore *b);
+
+const char *compose_step_name(ComposeStepKind k);
+
+/* ---- Backwards from a mate picture (逆算) -------------------------------- */
+
+typedef struct {
+  int max_moves;       /* longest work looked for (odd, default 7) */
+  int max_pieces;      /* pieces on the board and in the attacker's hand, 0 = no limit */
+  uint64_t max_works;  /* stop after this many works (0 = no limit) */
+  uint64_t max_nodes;  /* positions looked at (0 = no limit) */
+  uint64_t time_ms;
+  volatile int *stop;
+  /* called for each complete work found, in order of length (shortest first) */
+  int (*on_work)(void *ctx, const Position *pos, const Move *line, int n, const CheckReport *rep);
+  void *work_ctx;
+} FromMateOptions;
+
+void compose_from_mate_options_default(FromMateOptions *o);
+
+typedef struct {
+  uint64_t works;        /* complete works found */
+  uint64_t candidates;   /* attacker-to-move positions judged */
+  uint64_t time_ms;
+  int longest;           /* plies of the longest work (0: none) */
+  bool cut;              /* a limit (nodes, time, works, stop) ended it early */
+} FromMateResult;
+
+/*
+ * Every complete work of up to max_moves plies whose main line ends in `mate`
+ * (defender to move, mated; the attacker's hand must be empty). From the
+ * picture it goes back one attacker move and one defender move at a time with
+ * core/retro.c's un-moves; every attacker-to-move position on the way is judged
+ * by check_problem with the line back to the picture as the intended line, and
+ * only complete ones are followed further back (a longer work passes through a
+ * shorter complete one). Returns TS_OK, TS_ERR_ILLEGAL (not a mate, attacker's
+ * hand not empty; err says which), TS_ERR_NOMEM, or what on_work returned when
+ * not 0.
+ */
+int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o, FromMateResult *r, TsError *err);
+
+#endif

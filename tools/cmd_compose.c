@@ -1,0 +1,695 @@
+/*
+ * tsume compose - a flawed diagram made a complete work (seed 003's improvement
+ * loop with the flaw checker as the judge), or every complete work ending in a
+ * mate picture (--from-mate). The library side is composer/compose.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "compose.h"
+#include "kif.h"
+#include "movegen.h"
+#include "outfile.h"
+#include "sfen.h"
+#include "solver.h"
+#include "solver_value.h"
+#include "source.h"
+
+int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err);
+
+static const char COMPOSE_HELP[] =
+    "usage: tsume compose [options] <SFEN|problem file>\n"
+    "       tsume compose --from-mate [options] <SFEN|file of a mate position>\n"
+    "Improves a diagram into a complete work (seed 003 §4.4): a priority line (fewest\n"
+    "pieces left in hand, then longest), roleless pieces deleted, a piece added by\n"
+    "Table 1 (by the number of 余詰) on §4.3's squares, deleted again, pieces replaced\n"
+    "keeping their roles (one, or two at once); each candidate judged by the flaw\n"
+    "checker and kept when better by §4.4's order (fewer flaws while more than 3, a\n"
+    "longer mate, fewer flaws, more pieces). The defender's hand is every piece not\n"
+    "on the board or in the attacker's hand.\n"
+    "  --seed N          random choices (default 1): the same seed, the same run\n"
+    "  --time-ms T       time budget (default 600000)\n"
+    "  --iterations N    iteration budget (default: none)\n"
+    "  --stall N         stop after N iterations without a better diagram (default 300)\n"
+    "  --threads N       N runs with seeds N, N+1, ... side by side; the best is kept (default 1)\n"
+    "  --max-pieces N    at most N pieces on the board (kings included) and in the attacker's hand\n"
+    "  --no-promoted     add no promoted piece\n"
+    "  --exclude KINDS   never add these kinds (letters of R B G S N L P, e.g. R or RB)\n"
+    "  --keep-line \"USI\" 手順法: this line stays the line judged; the diagram changes around it\n"
+    "  --out FILE        write the result as KIF to FILE (.kifu UTF-8, else Shift_JIS); it is\n"
+    "                    rewritten (temporary file + rename) at every better work, so a killed\n"
+    "                    run leaves its best so far; without --out the KIF goes to stdout (UTF-8)\n"
+    "  --history FILE    every accepted step as a JSON line\n"
+    "  --call-nodes N    nodes of one solver question of the checker (default 300000)\n"
+    "  --hash MB         checker's table (default 64)\n"
+    "  --quiet           no progress on stderr\n"
+    "  --json            a last line {\"result\":\"complete|improved|unchanged\",\"sfen\":...,\n"
+    "                    \"length\":N,\"line\":[...],\"flaws\":[...],\"start\":{...},\n"
+    "                    \"iterations\":N,\"checks\":N,\"time_ms\":N,\"stop_reason\":...}\n"
+    "--from-mate: every complete work of up to --max-moves plies (default 7) whose main\n"
+    "line ends in the given mate (defender to move, mated, attacker's hand empty), built\n"
+    "back by un-moves; un-captures may bring pieces from the defender's hand, bounded by\n"
+    "--max-pieces (default: the picture's pieces + 2). Printed longest first, one per\n"
+    "line: 'length<TAB>sfen<TAB>usi line'; --out FILE writes them as KIF records.\n"
+    "  --max-moves N     longest work looked for\n"
+    "  --max-works N     stop after N works\n"
+    "Exit status: 0 a complete work (or, --from-mate, at least one), 1 none, 2 bad usage\n"
+    "or input (no mate, an illegal diagram, a line that is not a mate), 3 I/O.\n";
+
+typedef struct {
+  /* options */
+  ComposeOptions co;
+  CheckOptions ck;
+  int threads;
+  const char *out_path, *history_path;
+  bool json, quiet, utf8;
+  /* shared state */
+  pthread_mutex_t mu;
+  FILE *history;
+  int worker_of_best; /* which worker's work is in the file */
+  ComposeScore file_score;
+  bool file_written;
+  int rc_io;
+  TsError io_err;
+  volatile int stop;
+} Shared;
+
+typedef struct {
+  Shared *sh;
+  int index;
+  Position pos;
+  Move keep[2048];
+  ComposeOptions co;
+  ComposeResult res;
+  int rc;
+} Worker;
+
+/* ---- KIF of a work ---- */
+
+#define COMPOSE_MAX_BRANCHES 40
+
+static int add_variations(Solver *s, KifRecord *rec, const Position *start, const Move *line, int n) {
+  Position pos = *start;
+  Color att = start->side;
+  KifNode *node = rec->root;
+  int budget = COMPOSE_MAX_BRANCHES;
+  for (int ply = 0; ply < n; ply++) {
+    if (pos.side != att && ply < n - 1) {
+      MoveList l;
+      movegen_legal(&pos, &l);
+      for (int i = 0; i < l.size && budget > 0; i++) {
+        if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
+        if (solver_drop_futile(s, &pos, l.moves[i], att, n - ply) == 1) continue;
+        Position p = pos;
+        Undo u;
+        pos_do_move(&p, l.moves[i], &u);
+        SolveResult r;
+        if (solver_solve(s, &p, &r) != TS_OK || r.status != SOLVE_MATE) continue;
+        Move var[256];
+        int k = 0;
+        var[k++] = l.moves[i];
+        for (int j = 0; j < r.pv_len && k < 256; j++) var[k++] = r.pv[j];
+        int rc = kif_line_add(rec, node, var, k, KIF_SPECIAL_MATE, NULL);
+        if (rc) return rc;
+        budget--;
+      }
+    }
+    KifNode *c = node->child;
+    while (c && move_compact(c->move) != move_compact(line[ply])) c = c->sibling;
+    if (!c) return TS_ERR_ILLEGAL;
+    node = c;
+    Undo u;
+    pos_do_move(&pos, line[ply], &u);
+  }
+  return TS_OK;
+}
+
+static void flaws_text(const CheckReport *rep, const Position *pos, char *out, size_t n) {
+  size_t k = 0;
+  out[0] = 0;
+  for (int i = 0; i < rep->nflaws && k + 64 < n; i++) {
+    const CheckFlaw *f = &rep->flaws[i];
+    char mv[8] = "";
+    if (f->alt) usi_move_write(f->alt, mv);
+    k += (size_t)snprintf(out + k, n - k, "%s%s %d手目%s%s%s", k ? "\n" : "", check_flaw_name_ja(f->kind), f->ply,
+                          mv[0] ? " " : "", mv, f->tolerated ? "（キズ）" : "");
+  }
+  (void)pos;
+}
+
+/* The KIF bytes of a work with its line and flaws. */
+static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool complete, uint64_t seed, bool utf8,
+                    char **bytes, size_t *len, TsError *err) {
+  KifRecord rec;
+  int rc = kif_record_init(&rec, pos);
+  if (rc) return ts_error_set(err, rc, "compose", 0, 0, "out of memory");
+  char sfen[SFEN_MAX], num[16], by[64];
+  sfen_write(pos, sfen, sizeof sfen);
+  snprintf(num, sizeof num, "%d", rep->line_length);
+  snprintf(by, sizeof by, "tsume compose (seed %llu)", (unsigned long long)seed);
+  kif_header_add(&rec, "作品名", complete ? "tsume compose 完全作" : "tsume compose 改良図");
+  kif_header_add(&rec, "作者", by);
+  kif_header_add(&rec, "手数", num);
+  kif_header_add(&rec, "完全性", complete ? "完全作" : check_verdict_name(rep->verdict));
+  kif_header_add(&rec, "SFEN", sfen);
+  static char ftext[8192];
+  flaws_text(rep, pos, ftext, sizeof ftext);
+  if (ftext[0]) kif_node_set_comment(rec.root, ftext);
+  rc = kif_line_add(&rec, rec.root, rep->line, rep->line_length, KIF_SPECIAL_MATE, NULL);
+  if (!rc && complete && s) rc = add_variations(s, &rec, pos, rep->line, rep->line_length);
+  if (!rc) rc = kif_write(&rec, utf8 ? KIF_ENC_UTF8 : KIF_ENC_CP932, "tsume " TSUME_VERSION, bytes, len, err);
+  else ts_error_set(err, rc, "compose", 0, 0, "cannot build the KIF record");
+  kif_record_free(&rec);
+  return rc;
+}
+
+/* ---- callbacks (any worker thread) ---- */
+
+static void score_json(FILE *f, const ComposeScore *s) {
+  fprintf(f, "{\"verdict\":\"%s\",\"length\":%d,\"flaws\":%d,\"yozume\":%d,\"pieces\":%d}",
+          s->valid || s->verdict != CHECK_BAD_LINE ? check_verdict_name(s->verdict) : "bad-line", s->length,
+          s->defects, s->yozume, s->pieces);
+}
+
+static bool file_better(const ComposeScore *a, const ComposeScore *b, bool have) {
+  if (!have) return true;
+  bool ca = a->valid && a->verdict == CHECK_COMPLETE, cb = b->valid && b->verdict == CHECK_COMPLETE;
+  if (ca != cb) return ca;
+  if (ca) return a->length > b->length || (a->length == b->length && a->pieces < b->pieces);
+  return compose_better(a, b);
+}
+
+static void on_step(void *ctx, const ComposeStep *st) {
+  Worker *w = ctx;
+  Shared *sh = w->sh;
+  pthread_mutex_lock(&sh->mu);
+  if (sh->history && !st->best_complete) {
+    char sfen[SFEN_MAX];
+    sfen_write(st->pos, sfen, sizeof sfen);
+    fprintf(sh->history, "{\"worker\":%d,\"iteration\":%llu,\"step\":\"%s\",\"sfen\":\"%s\",\"score\":", w->index,
+            (unsigned long long)st->iteration, compose_step_name(st->kind), sfen);
+    score_json(sh->history, &st->score);
+    fprintf(sh->history, "}\n");
+    fflush(sh->history);
+  }
+  /* the best so far on disk: complete works first, else the best diagram */
+  if (sh->out_path && st->score.valid && file_better(&st->score, &sh->file_score, sh->file_written)) {
+    char *bytes = NULL;
+    size_t len = 0;
+    TsError err;
+    if (work_kif(NULL, st->pos, st->report, st->score.verdict == CHECK_COMPLETE, w->co.seed, sh->utf8, &bytes, &len,
+                 &err) == TS_OK &&
+        outfile_write_all(sh->out_path, bytes, len, &err) == TS_OK) {
+      sh->file_score = st->score;
+      sh->file_written = true;
+    }
+    free(bytes);
+  }
+  pthread_mutex_unlock(&sh->mu);
+}
+
+static void on_progress(void *ctx, const ComposeProgress *p) {
+  Worker *w = ctx;
+  Shared *sh = w->sh;
+  if (sh->quiet) return;
+  pthread_mutex_lock(&sh->mu);
+  double rate = p->elapsed_ms ? (double)p->checks * 1000.0 / (double)p->elapsed_ms : 0;
+  fprintf(stderr, "tsume compose: [%d] %llu it, %llu checks (%.1f/s), %llu accepted; current ", w->index,
+          (unsigned long long)p->iterations, (unsigned long long)p->checks, rate, (unsigned long long)p->accepted);
+  if (p->current.valid)
+    fprintf(stderr, "%d plies, %d 余詰, %d flaws, %d pieces, %s", p->current.length, p->current.yozume,
+            p->current.defects, p->current.pieces, check_verdict_name(p->current.verdict));
+  else
+    fprintf(stderr, "no mate");
+  if (p->best_complete.valid)
+    fprintf(stderr, "; best complete %d plies, %d pieces", p->best_complete.length, p->best_complete.pieces);
+  fprintf(stderr, "\n");
+  pthread_mutex_unlock(&sh->mu);
+}
+
+static void *worker_main(void *arg) {
+  Worker *w = arg;
+  Checker *c = check_create(&w->sh->ck);
+  if (!c) {
+    w->rc = TS_ERR_NOMEM;
+    return NULL;
+  }
+  w->rc = compose_run(c, &w->pos, &w->co, &w->res);
+  check_free(c);
+  return NULL;
+}
+
+/* Runs fn(arg) on a thread with a large stack (deep solver recursion). */
+static int thread_run(pthread_t *t, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, (size_t)512 << 20);
+  int e = pthread_create(t, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return e;
+}
+
+static void json_line(const CheckReport *rep) {
+  printf("[");
+  for (int i = 0; i < rep->line_length; i++) {
+    char mv[8];
+    usi_move_write(rep->line[i], mv);
+    printf("%s\"%s\"", i ? "," : "", mv);
+  }
+  printf("]");
+}
+
+static void json_flaws(const CheckReport *rep) {
+  printf("[");
+  for (int i = 0; i < rep->nflaws; i++) {
+    const CheckFlaw *f = &rep->flaws[i];
+    char mv[8] = "";
+    if (f->alt) usi_move_write(f->alt, mv);
+    printf("%s{\"kind\":\"%s\",\"ply\":%d,\"alt\":%s%s%s,\"tolerated\":%s}", i ? "," : "", check_flaw_name(f->kind),
+           f->ply, mv[0] ? "\"" : "", mv[0] ? mv : "null", mv[0] ? "\"" : "", f->tolerated ? "true" : "false");
+  }
+  printf("]");
+}
+
+/* ---- --from-mate ---- */
+
+typedef struct {
+  Position pos;
+  Move *line;
+  int n;
+} FoundWork;
+
+typedef struct {
+  FoundWork *v;
+  size_t n, cap;
+} FoundList;
+
+static int found_add(void *ctx, const Position *pos, const Move *line, int n, const CheckReport *rep) {
+  (void)rep;
+  FoundList *l = ctx;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    FoundWork *v = realloc(l->v, cap * sizeof *v);
+    if (!v) return TS_ERR_NOMEM;
+    l->v = v;
+    l->cap = cap;
+  }
+  Move *m = malloc((size_t)n * sizeof *m);
+  if (!m) return TS_ERR_NOMEM;
+  memcpy(m, line, (size_t)n * sizeof *m);
+  l->v[l->n++] = (FoundWork){*pos, m, n};
+  return TS_OK;
+}
+
+typedef struct {
+  Shared *sh;
+  Position mate;
+  FromMateOptions fo;
+  FromMateResult res;
+  TsError err;
+  int rc;
+} MateJob;
+
+static void *mate_main(void *arg) {
+  MateJob *j = arg;
+  Checker *c = check_create(&j->sh->ck);
+  if (!c) {
+    j->rc = TS_ERR_NOMEM;
+    return NULL;
+  }
+  j->rc = compose_from_mate(c, &j->mate, &j->fo, &j->res, &j->err);
+  check_free(c);
+  return NULL;
+}
+
+static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int max_pieces, uint64_t max_works) {
+  MateJob *j = calloc(1, sizeof *j);
+  if (!j) return 3;
+  j->sh = sh;
+  j->mate = *mate;
+  pos_give_remaining(&j->mate, j->mate.side);
+  compose_from_mate_options_default(&j->fo);
+  j->fo.max_moves = max_moves;
+  int pieces = bb_popcount(pos_occupied(&j->mate)) + hand_total(j->mate.hand[color_flip(j->mate.side)]);
+  j->fo.max_pieces = max_pieces ? max_pieces : pieces + 2;
+  j->fo.max_works = max_works;
+  j->fo.time_ms = sh->co.time_ms;
+  j->fo.stop = &sh->stop;
+  FoundList found = {0};
+  j->fo.on_work = found_add;
+  j->fo.work_ctx = &found;
+  pthread_t t;
+  if (thread_run(&t, mate_main, j) == 0)
+    pthread_join(t, NULL);
+  else
+    mate_main(j);
+  int status = 0;
+  if (j->rc) {
+    if (j->rc == TS_ERR_ILLEGAL) {
+      status = cli_fail("compose", &j->err);
+    } else {
+      cli_message("compose", "out of memory");
+      status = 3;
+    }
+    goto out;
+  }
+  OutFile of;
+  TsError err;
+  bool to_file = sh->out_path != NULL;
+  if (to_file && outfile_open(&of, sh->out_path, &err)) {
+    status = cli_fail("compose", &err);
+    goto out;
+  }
+  for (size_t k = found.n; k-- > 0;) {
+    const FoundWork *w = &found.v[k];
+    char sfen[SFEN_MAX];
+    sfen_write(&w->pos, sfen, sizeof sfen);
+    printf("%d\t%s\t", w->n, sfen);
+    for (int i = 0; i < w->n; i++) {
+      char mv[8];
+      usi_move_write(w->line[i], mv);
+      printf("%s%s", i ? " " : "", mv);
+    }
+    printf("\n");
+    if (to_file) {
+      CheckReport rep;
+      check_report_init(&rep);
+      rep.line = w->line;
+      rep.line_length = w->n;
+      rep.verdict = CHECK_COMPLETE;
+      char *bytes = NULL;
+      size_t len = 0;
+      if (work_kif(NULL, &w->pos, &rep, true, 0, sh->utf8, &bytes, &len, &err) == TS_OK) {
+        if (fwrite(bytes, 1, len, of.f) != len || fputs(sh->utf8 ? "\n" : "\r\n", of.f) < 0) sh->rc_io = 1;
+      }
+      free(bytes);
+    }
+  }
+  if (to_file) {
+    if (sh->rc_io) {
+      outfile_abort(&of);
+      cli_message("compose", "%s: write failed", sh->out_path);
+      status = 3;
+      goto out;
+    }
+    if (outfile_commit(&of, &err)) {
+      status = cli_fail("compose", &err);
+      goto out;
+    }
+  }
+  if (sh->json)
+    printf("{\"result\":\"%s\",\"works\":%llu,\"longest\":%d,\"candidates\":%llu,\"cut\":%s,\"time_ms\":%llu}\n",
+           found.n ? "complete" : "none", (unsigned long long)j->res.works, j->res.longest,
+           (unsigned long long)j->res.candidates, j->res.cut ? "true" : "false", (unsigned long long)j->res.time_ms);
+  else if (!sh->quiet)
+    fprintf(stderr, "tsume compose: %llu works (longest %d plies) from %llu positions judged in %llu ms%s\n",
+            (unsigned long long)j->res.works, j->res.longest, (unsigned long long)j->res.candidates,
+            (unsigned long long)j->res.time_ms, j->res.cut ? " (cut by a limit)" : "");
+  status = found.n ? 0 : 1;
+out:
+  for (size_t k = 0; k < found.n; k++) free(found.v[k].line);
+  free(found.v);
+  free(j);
+  return status;
+}
+
+/* ---- the command ---- */
+
+static bool parse_kinds(const char *s, unsigned *mask) {
+  static const char L[] = "PLNSBRG";
+  *mask = 0;
+  if (!*s) return false;
+  for (; *s; s++) {
+    const char *p = strchr(L, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+    if (!p || !*s) return false;
+    *mask |= 1u << (PAWN + (int)(p - L));
+  }
+  return true;
+}
+
+int cmd_compose(int argc, char **argv) {
+  Shared *sh = calloc(1, sizeof *sh);
+  if (!sh) return 3;
+  compose_options_default(&sh->co);
+  sh->co.time_ms = 600000;
+  check_options_default(&sh->ck);
+  sh->ck.call_nodes = 300000;
+  sh->threads = 1;
+  bool from_mate = false;
+  int max_moves = 7;
+  uint64_t max_works = 0;
+  const char *keep_text = NULL;
+  int status = 2;
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},           {"json", no_argument, NULL, 'j'},
+      {"quiet", no_argument, NULL, 'q'},          {"seed", required_argument, NULL, 's'},
+      {"time-ms", required_argument, NULL, 'T'},  {"iterations", required_argument, NULL, 'I'},
+      {"stall", required_argument, NULL, 'S'},    {"threads", required_argument, NULL, 't'},
+      {"max-pieces", required_argument, NULL, 'p'}, {"no-promoted", no_argument, NULL, 'P'},
+      {"exclude", required_argument, NULL, 'x'},  {"keep-line", required_argument, NULL, 'k'},
+      {"out", required_argument, NULL, 'o'},      {"history", required_argument, NULL, 'H'},
+      {"call-nodes", required_argument, NULL, 'n'}, {"hash", required_argument, NULL, 'M'},
+      {"from-mate", no_argument, NULL, 'f'},      {"max-moves", required_argument, NULL, 'm'},
+      {"max-works", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    uint64_t v = 0;
+    if (strchr("sTIStpnMmw", c) && !cli_parse_u64(optarg, &v)) {
+      status = cli_usage_error("compose", "%s needs a number", argv[optind - 1]);
+      goto out;
+    }
+    switch (c) {
+    case 'h': fputs(COMPOSE_HELP, stdout); status = 0; goto out;
+    case 'j': sh->json = true; break;
+    case 'q': sh->quiet = true; break;
+    case 's': sh->co.seed = v; break;
+    case 'T': sh->co.time_ms = v; break;
+    case 'I': sh->co.iterations = v; break;
+    case 'S': sh->co.stall = v; break;
+    case 't':
+      if (v < 1 || v > 64) {
+        status = cli_usage_error("compose", "--threads needs 1 to 64");
+        goto out;
+      }
+      sh->threads = (int)v;
+      break;
+    case 'p':
+      if (v < 2 || v > 40) {
+        status = cli_usage_error("compose", "--max-pieces needs 2 to 40");
+        goto out;
+      }
+      sh->co.max_pieces = (int)v;
+      break;
+    case 'P': sh->co.no_promoted = true; break;
+    case 'x':
+      if (!parse_kinds(optarg, &sh->co.exclude_kinds)) {
+        status = cli_usage_error("compose", "--exclude needs letters of R B G S N L P");
+        goto out;
+      }
+      break;
+    case 'k': keep_text = optarg; break;
+    case 'o': sh->out_path = optarg; break;
+    case 'H': sh->history_path = optarg; break;
+    case 'n': sh->ck.call_nodes = v; break;
+    case 'M':
+      if (v < 1 || v > (1u << 20)) {
+        status = cli_usage_error("compose", "--hash needs 1 to 1048576 (MB)");
+        goto out;
+      }
+      sh->ck.hash_mb = (size_t)v;
+      break;
+    case 'f': from_mate = true; break;
+    case 'm':
+      if (v < 1 || v > 99) {
+        status = cli_usage_error("compose", "--max-moves needs 1 to 99");
+        goto out;
+      }
+      max_moves = (int)v;
+      break;
+    case 'w': max_works = v; break;
+    default: status = cli_getopt_error("compose", c, argv); goto out;
+    }
+  }
+  if (sh->out_path) {
+    size_t l = strlen(sh->out_path);
+    sh->utf8 = l > 5 && !strcmp(sh->out_path + l - 5, ".kifu");
+  } else {
+    sh->utf8 = true;
+  }
+  pthread_mutex_init(&sh->mu, NULL);
+  int i = optind, used = 0;
+  Position pos;
+  TsError err;
+  static SourceLine src;
+  if (from_mate) {
+    int rc = cli_load_position(argc - i, argv + i, &used, &pos, &err);
+    if (rc) {
+      status = cli_fail("compose", &err);
+      goto out;
+    }
+    if (i + used != argc) {
+      status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
+      goto out;
+    }
+    status = run_from_mate(sh, &pos, max_moves, sh->co.max_pieces, max_works);
+    goto out;
+  }
+  int rc = cli_load_problem_line(argc - i, argv + i, &used, &pos, &src, &err);
+  if (rc) {
+    status = cli_fail("compose", &err);
+    goto out;
+  }
+  if (i + used != argc) {
+    status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
+    goto out;
+  }
+  Worker *ws = calloc((size_t)sh->threads, sizeof *ws);
+  if (!ws) {
+    status = 3;
+    goto out;
+  }
+  for (int k = 0; k < sh->threads; k++) {
+    Worker *w = &ws[k];
+    w->sh = sh;
+    w->index = k;
+    w->pos = pos;
+    w->co = sh->co;
+    w->co.seed = sh->co.seed + (uint64_t)k;
+    w->co.stop = &sh->stop;
+    w->co.on_step = on_step;
+    w->co.step_ctx = w;
+    w->co.on_progress = on_progress;
+    w->co.progress_ctx = w;
+    if (keep_text) {
+      int n = 0;
+      Position start = pos;
+      pos_give_remaining(&start, color_flip(start.side));
+      rc = usi_line_parse(&start, keep_text, w->keep, 2048, &n, &err);
+      if (rc) {
+        snprintf(err.where, sizeof err.where, "--keep-line");
+        status = cli_fail("compose", &err);
+        free(ws);
+        goto out;
+      }
+      w->co.keep_line = w->keep;
+      w->co.keep_n = n;
+    }
+  }
+  if (sh->history_path) {
+    sh->history = fopen(sh->history_path, "w");
+    if (!sh->history) {
+      cli_message("compose", "%s: %s", sh->history_path, strerror(errno));
+      status = 3;
+      free(ws);
+      goto out;
+    }
+  }
+  pthread_t *ts = calloc((size_t)sh->threads, sizeof *ts);
+  bool *started = calloc((size_t)sh->threads, sizeof *started);
+  for (int k = 0; k < sh->threads; k++) started[k] = thread_run(&ts[k], worker_main, &ws[k]) == 0;
+  for (int k = 0; k < sh->threads; k++)
+    if (started[k])
+      pthread_join(ts[k], NULL);
+    else
+      worker_main(&ws[k]);
+  free(ts);
+  free(started);
+  /* the best of the runs */
+  int best = -1;
+  for (int k = 0; k < sh->threads; k++) {
+    if (ws[k].rc) continue;
+    if (best < 0 || file_better(&ws[k].res.best_score, &ws[best].res.best_score, true)) best = k;
+  }
+  if (best < 0) {
+    rc = ws[0].rc;
+    if (rc == TS_ERR_ILLEGAL) {
+      cli_message("compose", "%s", ws[0].res.report.message[0] ? ws[0].res.report.message : "not a problem position");
+      status = 2;
+    } else {
+      cli_message("compose", "out of memory");
+      status = 3;
+    }
+    for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
+    free(ws);
+    goto out;
+  }
+  ComposeResult *r = &ws[best].res;
+  if (!r->start_score.valid && r->start_score.verdict == CHECK_NOMATE && !r->best_score.valid) {
+    cli_message("compose", "the diagram has no mate (and none was made)");
+  }
+  if (!r->start_score.valid && (r->start_score.verdict == CHECK_NOMATE || r->start_score.verdict == CHECK_BAD_LINE)) {
+    cli_message("compose", "%s", r->start_score.verdict == CHECK_NOMATE ? "the diagram has no mate"
+                                                                       : "the line to keep is not a mating line");
+    for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
+    free(ws);
+    status = 2;
+    goto out;
+  }
+  /* the KIF: to --out (the final state replaces the best-so-far file) or stdout */
+  char *bytes = NULL;
+  size_t len = 0;
+  CheckOptions vo;
+  check_options_default(&vo);
+  Checker *vc = check_create(&vo);
+  rc = r->report.line_length > 0 ? work_kif(vc ? check_solver(vc) : NULL, &r->best, &r->report, r->complete,
+                                            ws[best].co.seed, sh->utf8, &bytes, &len, &err)
+                                 : TS_ERR_NOTFOUND;
+  check_free(vc);
+  if (rc == TS_OK) {
+    if (sh->out_path) {
+      if (outfile_write_all(sh->out_path, bytes, len, &err)) {
+        free(bytes);
+        status = cli_fail("compose", &err);
+        for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
+        free(ws);
+        goto out;
+      }
+    } else {
+      fwrite(bytes, 1, len, stdout);
+    }
+  }
+  free(bytes);
+  const char *result = r->complete ? "complete" : compose_better(&r->best_score, &r->start_score) ? "improved" : "unchanged";
+  uint64_t iters = 0, checks = 0;
+  for (int k = 0; k < sh->threads; k++) {
+    iters += ws[k].res.iterations;
+    checks += ws[k].res.checks;
+  }
+  if (!sh->quiet)
+    fprintf(stderr, "tsume compose: %s: %d plies, %d flaws, %d pieces (start: %d plies, %d flaws, %d pieces); %llu iterations, %llu checks, %llu ms, stopped by %s\n",
+            result, r->best_score.length, r->best_score.defects, r->best_score.pieces, r->start_score.length,
+            r->start_score.defects, r->start_score.pieces, (unsigned long long)iters, (unsigned long long)checks,
+            (unsigned long long)r->time_ms, r->stop_reason ? r->stop_reason : "-");
+  if (sh->json) {
+    char sfen[SFEN_MAX], ssfen[SFEN_MAX];
+    sfen_write(&r->best, sfen, sizeof sfen);
+    sfen_write(&r->start, ssfen, sizeof ssfen);
+    printf("{\"result\":\"%s\",\"sfen\":\"%s\",\"length\":%d,\"line\":", result, sfen, r->best_score.length);
+    json_line(&r->report);
+    printf(",\"flaws\":");
+    json_flaws(&r->report);
+    printf(",\"verdict\":\"%s\",\"pieces\":%d,\"start\":{\"sfen\":\"%s\",\"score\":", check_verdict_name(r->report.verdict),
+           r->best_score.pieces, ssfen);
+    score_json(stdout, &r->start_score);
+    printf("},\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
+           (unsigned long long)ws[best].co.seed, (unsigned long long)iters, (unsigned long long)checks,
+           (unsigned long long)r->time_ms, r->stop_reason ? r->stop_reason : "");
+  }
+  status = r->complete ? 0 : 1;
+  for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
+  free(ws);
+out:
+  if (sh->history && fclose(sh->history) != 0 && status < 3) {
+    cli_message("compose", "%s: write failed", sh->history_path);
+    status = 3;
+  }
+  free(sh);
+  return status;
+}
