@@ -339,6 +339,14 @@ static void cross_check(Brute *b, const Case *c, const Problem *p, const CheckRe
           continue;
         }
         if (v == r2 && i == n - 2) continue; /* 変同 at the second-last ply: ignored */
+        if (v == r2 && hand_empty(p->at[n].hand[p->pos.side])) {
+          /* as long but ending with 駒余り while the line's hand ends empty: a worse
+           * defence, not 変同 (rules.md); it may be left out */
+          Position d = *q;
+          Undo u;
+          pos_do_move(&d, m, &u);
+          if (!brute_empty_end(b, &d, p->pos.side, v) && !f) continue;
+        }
         if (!f) fail_msg("%s: ply %d: defence %s (%d against %d) not listed", c->name, i + 1, mv, v, r2);
         if (v == BRUTE_NONE)
           assert_true(f->kind == FLAW_NOMATE || f->kind == FLAW_HENCHOU || f->kind == FLAW_NOT_LONGEST_DEFENCE);
