@@ -6,8 +6,8 @@ The checker and the enumerator must agree on every record:
   complete (the flag)            <=> verdict complete
   yozume                         <=> a yozume or hayazume flaw that is not tolerated
   komaamari, last-move-alt       <=> a flaw of that kind
-  hendou                          <= a hendou flaw (the enumerator also flags a defence as long
-                                     that ends with 駒余り, which rules.md does not call 変同)
+  hendou                         <=> a hendou flaw (a defence as long whose main line leaves the
+                                     attacker's hand empty, before the second-last ply)
   higentei, tejun-zengo, ukai    <=> a flaw of that kind, on records without yozume (a record
                                      with 余詰 need not carry every kind of its other alternatives)
 """
@@ -42,7 +42,7 @@ for rec, o in zip(recs, outs):
     for k in ("komaamari", "last-move-alt"):
         if (k in flags) != (k in kinds):
             disagree(k, rec, o)
-    if "hendou" in kinds and "hendou" not in flags:
+    if ("hendou" in kinds) != ("hendou" in flags):
         disagree("hendou", rec, o)
     if "yozume" not in flags:
         for k in ("higentei", "tejun-zengo", "ukai"):
