@@ -190,6 +190,22 @@ static int drop_futile(Checker *c, const Position *p, Move d, int R) {
   return f;
 }
 
+/* Is every reply of p (defender to move, R plies left) a drop futile at R? Then
+ * those drops are the defences (solver.h: a drop can be futile at R and still
+ * last R - 1 plies itself), and the longest of them is the main line's.
+ * 1 yes, 0 no, -1 out of budget. */
+static int all_futile(Checker *c, const Position *p, int R) {
+  if (!c->opt.futile_rule || !solver_drop_squares(p)) return 0;
+  MoveList l;
+  movegen_legal(p, &l);
+  for (int i = 0; i < l.size; i++) {
+    if (!move_is_drop(l.moves[i])) return 0;
+    int f = drop_futile(c, p, l.moves[i], R);
+    if (f <= 0) return f;
+  }
+  return 1;
+}
+
 /* Main line from p of exact value v into c->scratch; its length or -1. */
 static int line_from(Checker *c, const Position *p, int v) {
   if (v == 0) return 0;
@@ -310,42 +326,87 @@ typedef struct {
   int npath;
 } Rejoin;
 
-/* From q at ply j (0-based, value n - j), along shortest checks and longest
- * defences: does some line reach main[j'] at ply j'? 2 with the same attacker
- * moves as the line (手順前後), 1 with others (迂回), 0 no, -1 out of budget. */
-static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
-  if (j < rj->n && pos_equal(q, &c->main[j])) {
-    uint16_t ref[CHECK_ALT_LINE_MAX * 2];
-    int nref = 0;
-    for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
-    return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
-  }
-  if (j >= rj->n - 1) return 0;
-  int R = rj->n - j, unknown = 0;
+/* Is p of exact value v (mated within v, not within v - 2)? 1 yes, 0 no, -1 out of budget. */
+static int exact_value(Checker *c, const Position *p, int v) {
+  int k1 = mated_within(c, p, v, NULL);
+  if (k1 <= 0) return k1;
+  int k3 = mated_within(c, p, v - 2, NULL);
+  return k3 < 0 ? -1 : !k3;
+}
+
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
+
+/* The move the main line takes at q (exact value R): at an attacker node the
+ * first shortest check (move generator order) whose line can leave the hand
+ * empty, else the first shortest check; at a defender node the same among the
+ * longest replies, futile drops left out unless only they last R - 1 plies.
+ * MOVE_NONE at the end; *unknown set when out of budget. */
+static Move main_move(Checker *c, const Position *q, int R, bool *unknown) {
   MoveList l;
-  if (q->side == c->att)
+  bool attacker = q->side == c->att;
+  if (attacker)
     movegen_checks(q, &l);
   else
     movegen_legal(q, &l);
-  for (int i = 0; i < l.size; i++) {
-    if (c->rejoin_budget-- <= 0) return -1;
-    Position p = *q;
-    Undo u;
-    pos_do_move(&p, l.moves[i], &u);
-    int k1 = mated_within(c, &p, R - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, R - 3, NULL) : 0;
-    if (k1 < 0 || k3 < 0) {
-      unknown = 1;
-      continue;
+  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
+  Move fut[MAX_MOVES];
+  int nfut = 0;
+  for (int pass = 0; pass < 2 && R > 0; pass++) {
+    Move first = MOVE_NONE;
+    int n = pass == 0 ? l.size : nfut;
+    for (int i = 0; i < n; i++) {
+      Move m = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && distant && move_is_drop(m)) {
+        int f = drop_futile(c, q, m, R);
+        if (f < 0) goto stopped;
+        if (f) {
+          fut[nfut++] = m;
+          continue;
+        }
+      }
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, m, &u);
+      int k = exact_value(c, &p, R - 1);
+      if (k < 0) goto stopped;
+      if (!k) continue;
+      if (first == MOVE_NONE) first = m;
+      c->rejoin_budget = CHECK_REJOIN_BUDGET;
+      k = empty_hand_line(c, &p, R - 1, 0);
+      if (k < 0) goto stopped;
+      if (k) return m;
     }
-    if (k1 == 0 || k3 == 1) continue; /* not of exact value R - 1 */
-    bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
-    if (push) rj->path[rj->npath++] = move_compact(l.moves[i]);
-    int k = rejoins(c, rj, &p, j + 1);
-    if (push) rj->npath--;
-    if (k > 0) return k;
-    if (k < 0) unknown = 1;
+    if (first != MOVE_NONE) return first;
   }
-  return unknown ? -1 : 0;
+  return MOVE_NONE;
+stopped:
+  *unknown = true;
+  return MOVE_NONE;
+}
+
+/* From q at ply j (0-based, value n - j), does the alternative's main line
+ * (main_move at every node) reach the line's position main[j'] at its own
+ * ply j'? 2 with the same attacker moves as the line (手順前後), 1 with
+ * others (迂回), 0 no, -1 out of budget. The enumerator classifies by the same
+ * rule, so its flags and the checker agree record for record. */
+static int rejoins(Checker *c, Rejoin *rj, const Position *q0, int j) {
+  Position q = *q0;
+  for (; j < rj->n; j++) {
+    if (pos_equal(&q, &c->main[j])) {
+      uint16_t ref[CHECK_ALT_LINE_MAX * 2];
+      int nref = 0;
+      for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
+      return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
+    }
+    bool unknown = false;
+    Move m = main_move(c, &q, rj->n - j, &unknown);
+    if (unknown) return -1;
+    if (m == MOVE_NONE) break;
+    if (q.side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2) rj->path[rj->npath++] = move_compact(m);
+    Undo u;
+    pos_do_move(&q, m, &u);
+  }
+  return 0;
 }
 
 /* One question of a check: an attacker alternative or a defender reply at a ply. */
@@ -423,13 +484,15 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   else
     movegen_legal(q, &l);
   bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
-  int unknown = 0;
+  int unknown = 0, allf = -2;
   for (int i = 0; i < l.size; i++) {
     Move m = l.moves[i];
     if (distant && move_is_drop(m)) {
       int f = drop_futile(c, q, m, v);
       if (f < 0) return -1;
-      if (f) continue;
+      if (f && allf == -2) allf = all_futile(c, q, v);
+      if (f && allf < 0) return -1;
+      if (f && !allf) continue;
     }
     Position p = *q;
     Undo u;
@@ -458,10 +521,16 @@ static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *know
 static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
+  bool futile_defence = false; /* every reply is a futile drop: those lasting R - 1 plies are the defences */
   if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
     int f = drop_futile(c, at, qu->alt, R);
     if (f < 0) return 0;
-    if (f) return 1; /* a futile drop is not a defence */
+    if (f) {
+      f = all_futile(c, at, R);
+      if (f < 0) return 0;
+      if (!f) return 1; /* a futile drop is not a defence */
+      futile_defence = true;
+    }
   }
   Position q = *at;
   Undo u;
@@ -484,6 +553,8 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
       kind = FLAW_HENDOU;
     else
       return 1;                          /* 変同 at the second-last ply is no flaw */
+  } else if (futile_defence) {
+    return 1; /* a futile drop that lasts longer is still futile: not a defence */
   } else {
     /* no mate within the line's length: a longer one, or none */
     v = value(c, &q, CHECK_ANY_MATE);

@@ -95,6 +95,11 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     if (r->flaws[i].tolerated) v->tolerated++;
   }
   char what[VERIFY_WHAT];
+  if (rec->flags & TSDB_F_FUTILE_CUT) {
+    /* the stored line stops where only futile drops are left before its length: not complete */
+    if (r->verdict == CHECK_COMPLETE) report(v, &pos, "stored futile-cut, checker complete");
+    return;
+  }
   if (r->verdict == CHECK_BAD_LINE) {
     snprintf(what, sizeof what, "stored main line: %s", r->message);
     report(v, &pos, what);
