@@ -235,12 +235,85 @@ static bool non_limiting(const Position *pos, Move m, Move alt) {
   return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
 }
 
+/* Visits of one rejoin search (手順前後 / 迂回); past it the alternative is 余詰. */
+#define REJOIN_BUDGET 20000
+
+/* The attacker moves mv[0..nmv) and the main line's attacker moves from ply i
+ * to ply j, as multisets: equal (手順前後)? */
+static bool same_attacker_moves(const uint16_t *mv, int nmv, const Move *line, int i, int j) {
+  uint16_t ref[RETRO_LINE_MAX];
+  int nref = 0;
+  for (int k = i; k < j; k += 2) ref[nref++] = move_compact(line[k]);
+  bool perm = nref == nmv;
+  for (int a = 0; a < nmv && perm; a++) {
+    int hits = 0, want = 0;
+    for (int b = 0; b < nmv; b++) {
+      hits += ref[b] == mv[a];
+      want += mv[b] == mv[a];
+    }
+    perm = hits == want;
+  }
+  return perm;
+}
+
+typedef struct {
+  const Position *main;
+  const Move *line;
+  int nmain, length, i, budget, nmv;
+  uint16_t mv[RETRO_LINE_MAX];
+} Rejoin;
+
+/* From q at ply j (exact value length - j): does some main line of the
+ * alternative (shortest checks; longest replies, futile drops left out unless
+ * no other reply is longest) reach main[j'] at its own ply j'? 2 when one does
+ * with the same attacker moves (手順前後), 1 when one does (迂回), 0 no. */
+static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
+  if (j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j]))
+    return same_attacker_moves(rj->mv, rj->nmv, rj->line, rj->i, j) ? 2 : 1;
+  if (j >= rj->length - 1 || rj->budget-- <= 0) return 0;
+  int R = rj->length - j;
+  bool att = q->side == BLACK;
+  MoveList l;
+  if (att)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  bool dc = !att && solver_drop_squares(q) != 0;
+  Move cand[MAX_MOVES], fut[MAX_MOVES];
+  int nc = 0, nf = 0;
+  for (int pass = 0; pass < 2 && nc == 0; pass++) {
+    int n = pass == 0 ? l.size : nf;
+    for (int k = 0; k < n; k++) {
+      Move m = pass == 0 ? l.moves[k] : fut[k];
+      if (pass == 0 && dc && move_is_drop(m) && drop_futile(c, q, m, R)) {
+        fut[nf++] = m;
+        continue;
+      }
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, m, &u);
+      if (cls_value(c, &p, R - 1) == R - 1) cand[nc++] = m;
+    }
+  }
+  int best = 0;
+  for (int k = 0; k < nc && best < 2; k++) {
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, cand[k], &u);
+    if (att) rj->mv[rj->nmv++] = move_compact(cand[k]);
+    int r = rejoin_any(c, rj, &p, j + 1);
+    if (att) rj->nmv--;
+    if (r > best) best = r;
+  }
+  return best;
+}
+
 /*
  * An alternative `alt` at ply i of the main line (positions main[0..nmain])
- * that mates within the remaining length: its own main line is followed; when
- * it reaches the main line's position at the same ply the alternative is
- * 手順前後 (the same attacker moves in another order) or 迂回 (other moves);
- * else it is 余詰.
+ * that mates within the remaining length: when some main line of it reaches
+ * the main line's position at the same ply the alternative is 手順前後 (the
+ * same attacker moves in another order) or 迂回 (other moves); else 余詰.
+ * The flaw checker (solver/check.c) classifies by the same rule.
  */
 static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
                                  Move alt) {
@@ -248,38 +321,11 @@ static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const 
   Position q = main[i];
   Undo u;
   pos_do_move(&q, alt, &u);
-  uint16_t mv[RETRO_LINE_MAX];
-  int nmv = 0;
-  mv[nmv++] = move_compact(alt);
-  for (int j = i + 1; j < length; j++) {
-    if (j <= nmain && pos_equal(&q, &main[j])) {
-      uint16_t ref[RETRO_LINE_MAX];
-      int nref = 0;
-      for (int k = i; k < j; k += 2) ref[nref++] = move_compact(line[k]);
-      bool perm = nref == nmv;
-      for (int a = 0; a < nmv && perm; a++) {
-        int hits = 0, want = 0;
-        for (int b = 0; b < nmv; b++) {
-          hits += ref[b] == mv[a];
-          want += mv[b] == mv[a];
-        }
-        perm = hits == want;
-      }
-      return perm ? RETRO_F_TEJUN_ZENGO : RETRO_F_UKAI;
-    }
-    Move m;
-    if (q.side == BLACK) {
-      int nw;
-      m = attacker_best(c, &q, length - j, &nw, NULL);
-      if (m != MOVE_NONE) mv[nmv++] = move_compact(m);
-    } else {
-      int ns;
-      m = defender_best(c, &q, length - j, &ns);
-    }
-    if (m == MOVE_NONE) break;
-    pos_do_move(&q, m, &u);
-  }
-  return RETRO_F_YOZUME;
+  Rejoin rj = {.main = main, .line = line, .nmain = nmain, .length = length, .i = i, .budget = REJOIN_BUDGET,
+               .nmv = 1};
+  rj.mv[0] = move_compact(alt);
+  int r = rejoin_any(c, &rj, &q, i + 1);
+  return r == 2 ? RETRO_F_TEJUN_ZENGO : r == 1 ? RETRO_F_UKAI : RETRO_F_YOZUME;
 }
 
 /* The kinds of every alternative at attacker ply i (not the last) that mates

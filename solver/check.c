@@ -190,22 +190,6 @@ static int drop_futile(Checker *c, const Position *p, Move d, int R) {
   return f;
 }
 
-/* Is every reply of p (defender to move, R plies left) a drop futile at R? Then
- * those drops are the defences (solver.h: a drop can be futile at R and still
- * last R - 1 plies itself), and the longest of them is the main line's.
- * 1 yes, 0 no, -1 out of budget. */
-static int all_futile(Checker *c, const Position *p, int R) {
-  if (!c->opt.futile_rule || !solver_drop_squares(p)) return 0;
-  MoveList l;
-  movegen_legal(p, &l);
-  for (int i = 0; i < l.size; i++) {
-    if (!move_is_drop(l.moves[i])) return 0;
-    int f = drop_futile(c, p, l.moves[i], R);
-    if (f <= 0) return f;
-  }
-  return 1;
-}
-
 /* Main line from p of exact value v into c->scratch; its length or -1. */
 static int line_from(Checker *c, const Position *p, int v) {
   if (v == 0) return 0;
@@ -261,6 +245,7 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
 }
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass);
 
 /* Fills the alternative's line: alt, then the main line from q (value v), one that
  * ends with the attacker's hand empty when there is one. */
@@ -334,14 +319,11 @@ static int exact_value(Checker *c, const Position *p, int v) {
   return k3 < 0 ? -1 : !k3;
 }
 
-static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
-
-/* The move the main line takes at q (exact value R): at an attacker node the
- * first shortest check (move generator order) whose line can leave the hand
- * empty, else the first shortest check; at a defender node the same among the
- * longest replies, futile drops left out unless only they last R - 1 plies.
- * MOVE_NONE at the end; *unknown set when out of budget. */
-static Move main_move(Checker *c, const Position *q, int R, bool *unknown) {
+/* The main line's candidate moves at q (exact value R): the shortest checks, or
+ * the longest replies with futile drops left out, unless no other reply lasts
+ * R - 1 plies (then the futile drops that do are the longest). Returns the
+ * number written to out, or -1 when out of budget. */
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass) {
   MoveList l;
   bool attacker = q->side == c->att;
   if (attacker)
@@ -350,63 +332,64 @@ static Move main_move(Checker *c, const Position *q, int R, bool *unknown) {
     movegen_legal(q, &l);
   bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
   Move fut[MAX_MOVES];
-  int nfut = 0;
-  for (int pass = 0; pass < 2 && R > 0; pass++) {
-    Move first = MOVE_NONE;
-    int n = pass == 0 ? l.size : nfut;
-    for (int i = 0; i < n; i++) {
-      Move m = pass == 0 ? l.moves[i] : fut[i];
-      if (pass == 0 && distant && move_is_drop(m)) {
-        int f = drop_futile(c, q, m, R);
-        if (f < 0) goto stopped;
+  int nfut = 0, n = 0;
+  if (futile_pass) *futile_pass = false;
+  for (int pass = 0; pass < 2 && n == 0 && R > 0; pass++) {
+    if (pass == 1 && futile_pass) *futile_pass = true;
+    int m = pass == 0 ? l.size : nfut;
+    for (int i = 0; i < m; i++) {
+      Move mv = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && distant && move_is_drop(mv)) {
+        int f = drop_futile(c, q, mv, R);
+        if (f < 0) return -1;
         if (f) {
-          fut[nfut++] = m;
+          fut[nfut++] = mv;
           continue;
         }
       }
       Position p = *q;
       Undo u;
-      pos_do_move(&p, m, &u);
+      pos_do_move(&p, mv, &u);
       int k = exact_value(c, &p, R - 1);
-      if (k < 0) goto stopped;
-      if (!k) continue;
-      if (first == MOVE_NONE) first = m;
-      c->rejoin_budget = CHECK_REJOIN_BUDGET;
-      k = empty_hand_line(c, &p, R - 1, 0);
-      if (k < 0) goto stopped;
-      if (k) return m;
+      if (k < 0) return -1;
+      if (k) out[n++] = mv;
     }
-    if (first != MOVE_NONE) return first;
   }
-  return MOVE_NONE;
-stopped:
-  *unknown = true;
-  return MOVE_NONE;
+  return n;
 }
 
-/* From q at ply j (0-based, value n - j), does the alternative's main line
- * (main_move at every node) reach the line's position main[j'] at its own
- * ply j'? 2 with the same attacker moves as the line (手順前後), 1 with
- * others (迂回), 0 no, -1 out of budget. The enumerator classifies by the same
- * rule, so its flags and the checker agree record for record. */
-static int rejoins(Checker *c, Rejoin *rj, const Position *q0, int j) {
-  Position q = *q0;
-  for (; j < rj->n; j++) {
-    if (pos_equal(&q, &c->main[j])) {
-      uint16_t ref[CHECK_ALT_LINE_MAX * 2];
-      int nref = 0;
-      for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
-      return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
-    }
-    bool unknown = false;
-    Move m = main_move(c, &q, rj->n - j, &unknown);
-    if (unknown) return -1;
-    if (m == MOVE_NONE) break;
-    if (q.side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2) rj->path[rj->npath++] = move_compact(m);
-    Undo u;
-    pos_do_move(&q, m, &u);
+/* From q at ply j (0-based, exact value n - j): does some main line of the
+ * alternative (shortest checks, longest defences, main_moves) reach the line's
+ * position main[j'] at its own ply j'? 2 when one does with the same attacker
+ * moves as the line (手順前後), else 1 when one does (迂回), 0 no, -1 out of
+ * budget before any was found. The enumerator classifies by the same rule. */
+static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
+  if (j < rj->n && pos_equal(q, &c->main[j])) {
+    uint16_t ref[CHECK_ALT_LINE_MAX * 2];
+    int nref = 0;
+    for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
+    return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
   }
-  return 0;
+  if (j >= rj->n - 1) return 0;
+  if (c->rejoin_budget-- <= 0) return -1;
+  Move moves[MAX_MOVES];
+  int nm = main_moves(c, q, rj->n - j, moves, NULL);
+  if (nm < 0) return -1;
+  int best = 0;
+  bool unknown = false;
+  for (int i = 0; i < nm; i++) {
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, moves[i], &u);
+    bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
+    if (push) rj->path[rj->npath++] = move_compact(moves[i]);
+    int k = rejoins(c, rj, &p, j + 1);
+    if (push) rj->npath--;
+    if (k < 0) unknown = true;
+    if (k > best) best = k;
+    if (best == 2) return 2;
+  }
+  return best ? best : unknown ? -1 : 0;
 }
 
 /* One question of a check: an attacker alternative or a defender reply at a ply. */
@@ -477,35 +460,20 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   if (v == 0) return hand_empty(h);
   if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
   if (c->rejoin_budget-- <= 0) return -1;
-  MoveList l;
-  bool attacker = q->side == c->att;
-  if (attacker)
-    movegen_checks(q, &l);
-  else
-    movegen_legal(q, &l);
-  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
-  int unknown = 0, allf = -2;
-  for (int i = 0; i < l.size; i++) {
-    Move m = l.moves[i];
-    if (distant && move_is_drop(m)) {
-      int f = drop_futile(c, q, m, v);
-      if (f < 0) return -1;
-      if (f && allf == -2) allf = all_futile(c, q, v);
-      if (f && allf < 0) return -1;
-      if (f && !allf) continue;
-    }
+  Move moves[MAX_MOVES];
+  int nm = main_moves(c, q, v, moves, NULL);
+  if (nm < 0) return -1;
+  bool unknown = false;
+  for (int i = 0; i < nm; i++) {
     Position p = *q;
     Undo u;
-    pos_do_move(&p, m, &u);
-    int k1 = mated_within(c, &p, v - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, v - 3, NULL) : 0;
-    if (k1 < 0 || k3 < 0) return -1;
-    if (k1 == 0 || k3 == 1) continue; /* not of value v - 1 */
+    pos_do_move(&p, moves[i], &u);
     int k = empty_hand_line(c, &p, v - 1, depth + 1);
     if (k > 0) {
-      if (depth < c->scratch_cap) c->path[depth] = m;
+      if (depth < c->scratch_cap) c->path[depth] = moves[i];
       return 1;
     }
-    if (k < 0) unknown = 1;
+    if (k < 0) unknown = true;
   }
   return unknown ? -1 : 0;
 }
@@ -521,15 +489,15 @@ static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *know
 static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
-  bool futile_defence = false; /* every reply is a futile drop: those lasting R - 1 plies are the defences */
+  bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
   if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
     int f = drop_futile(c, at, qu->alt, R);
     if (f < 0) return 0;
     if (f) {
-      f = all_futile(c, at, R);
-      if (f < 0) return 0;
-      if (!f) return 1; /* a futile drop is not a defence */
-      futile_defence = true;
+      /* a futile drop is not a defence, unless no other reply lasts R - 1 plies */
+      Move moves[MAX_MOVES];
+      if (main_moves(c, at, R, moves, &futile_defence) < 0) return 0;
+      if (!futile_defence) return 1;
     }
   }
   Position q = *at;
