@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 has_check=0
 "$TSUME" check --help >/dev/null 2>&1 && has_check=1
 
-field() { # JSON number or string field $2 of the line $1
+field() { # JSON number or string field $2 of the line $1 (which holds it once)
   printf '%s' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\).*/\1/p" | head -1
 }
 
@@ -40,6 +40,7 @@ grep -v '^#' "$SET" | while IFS="$(printf '\t')" read -r id sfen rest; do
   if [ "$LIMIT" -gt 0 ] && [ "$n" -gt "$LIMIT" ]; then break; fi
   out=$("$TSUME" compose --quiet --json --seed "$SEED" --time-ms "$T" --threads 1 --out "$tmp/w.kifu" "$sfen" 2>/dev/null | tail -1) || true
   start=$(printf '%s' "$out" | sed -n 's/.*"start":{\(.*\)},"seed".*/\1/p')
+  out=$(printf '%s' "$out" | sed 's/,"start":{.*},"seed"/,"seed"/')
   b_len=$(field "$start" length); b_yz=$(field "$start" yozume)
   res=$(field "$out" result); a_len=$(field "$out" length); a_sfen=$(field "$out" sfen)
   a_fl=$(printf '%s' "$out" | grep -o '"tolerated":false' | wc -l)
