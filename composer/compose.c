@@ -768,7 +768,7 @@ typedef struct {
   FromMateResult *r;
   uint64_t t0;
   CheckReport rep;
-  KeySet seen;
+  KeySet seen, works;
 } FromMate;
 
 static bool fm_cut(FromMate *F) {
@@ -784,14 +784,27 @@ static bool fm_cut(FromMate *F) {
 /* Judges the attacker-to-move position p with its line; a complete work goes to next. */
 static int fm_judge(FromMate *F, const Position *p, const Move *line, int n, FmLevel *next) {
   if (F->o->max_pieces && pieces_count(p) > F->o->max_pieces) return TS_OK;
+  /* a position reached by several lines is judged with each (one may be the main line) */
+  uint64_t h = pos_key(p);
+  for (int i = 0; i < n; i++) h = (h ^ line[i]) * 0x100000001B3ULL;
   bool added;
-  int rc = keyset_add(&F->seen, pos_key(p), &added);
+  int rc = keyset_add(&F->seen, h, &added);
   if (rc || !added) return rc;
   F->r->candidates++;
   rc = check_problem(F->c, p, line, n, &F->rep);
   if (rc == TS_ERR_NOMEM) return rc;
-  if (rc || F->rep.verdict != CHECK_COMPLETE || F->rep.line_length != n) return TS_OK;
+  if (rc || F->rep.line_length != n) return TS_OK;
+  /* followed back: complete works, and those whose only flaw is another last move (a
+   * 1-ply problem with two mates is flawed, the same move as the last of a longer line is not) */
+  bool complete = F->rep.verdict == CHECK_COMPLETE;
+  if (!complete) {
+    if (F->rep.verdict != CHECK_FLAWED) return TS_OK;
+    for (int i = 0; i < F->rep.nflaws; i++)
+      if (!F->rep.flaws[i].tolerated && F->rep.flaws[i].kind != FLAW_LAST_MOVE_ALT) return TS_OK;
+  }
+  if ((rc = keyset_add(&F->works, pos_key(p), &added)) || !added) return rc;
   if ((rc = level_push(next, p, line, n))) return rc;
+  if (!complete) return TS_OK;
   F->r->works++;
   if (n > F->r->longest) F->r->longest = n;
   if (F->o->on_work && (rc = F->o->on_work(F->o->work_ctx, p, line, n, &F->rep))) return rc;
@@ -856,6 +869,7 @@ out:
   level_free(&cur);
   level_free(&next);
   free(F.seen.k);
+  free(F.works.k);
   free(ul);
   free(ul2);
   free(line);
