@@ -127,4 +127,24 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB],
  * plies to mate (even); -1 when not a known mate. */
 int retro_lookup(Retro *r, const Position *pos);
 
+/*
+ * Distributed runs over MPI (when the build found MPI: TSUME_HAVE_MPI). Every
+ * rank calls the same functions in the same order. retro_run_distributed
+ * replaces retro_run: the table is partitioned over the ranks by a hash of
+ * the record key for the mates and the layers, then gathered in every rank;
+ * retro_foreach_problem then gives only the problems this rank owns, so the
+ * ranks' problems together are those of a single-process run (and the stats
+ * are the same on every rank). Materials with a ranging piece: TS_ERR_USAGE.
+ */
+#ifdef TSUME_HAVE_MPI
+int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks);
+void retro_mpi_finalize(void);
+void retro_mpi_barrier(void);
+/* Stops every rank (MPI_Abort) with this exit status. */
+void retro_mpi_abort(int status);
+/* Whether ok holds on every rank (a collective call). */
+bool retro_mpi_all_ok(bool ok);
+int retro_run_distributed(Retro *r, TsError *err);
+#endif
+
 #endif

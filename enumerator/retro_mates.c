@@ -232,7 +232,7 @@ static void *mate_worker(void *arg) {
   MateGen *g = arg;
   Retro *r = g->r;
   for (;;) {
-    int ki = __atomic_fetch_add(g->next_king, 1, __ATOMIC_RELAXED);
+    int ki = r->king_first + r->king_step * __atomic_fetch_add(g->next_king, 1, __ATOMIC_RELAXED);
     if (ki >= 45 || g->rc) break;
     /* the king on files 1..5: the mirror covers files 6..9 */
     g->king = (Square)ki;
@@ -347,6 +347,10 @@ int retro_mates_run(Retro *r, TsError *err) {
   for (int t = 0; t < started && !rc; t++) {
     if (gs[t].rc) rc = gs[t].rc;
     for (uint64_t i = 0; i < gs[t].nout && !rc; i++) {
+      if (r->mates_collect) { /* a distributed run sends them to their owners */
+        if (retro_keys_push(&r->mates_out, &r->nmates_out, &r->cap_mates_out, gs[t].out[i])) rc = TS_ERR_NOMEM;
+        continue;
+      }
       int ins = retro_table_insert(r, gs[t].out[i], 0);
       if (ins < 0) rc = -ins;
       else if (ins) found++;
