@@ -20,7 +20,7 @@ static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
-    "                       [--solver-hash MB] [--store all|complete|minimal]\n"
+    "                       [--solver-hash MB] [--store all|complete|minimal] [--mpi]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -71,7 +71,14 @@ static const char ENUM_HELP[] =
     "                      in the database either way: `query --count` answers for\n"
     "                      all of them; listings, export and verify see the stored\n"
     "                      ones. Advisable beyond some 50 million problems (G4S1:\n"
-    "                      295 million, 19 GB with all, 144 million complete)\n";
+    "                      295 million, 19 GB with all, 144 million complete)\n"
+    "  --mpi               a distributed run, under mpirun (builds with MPI only):\n"
+    "                      `mpirun -np N tsume enumerate --mpi --pieces G2S2 --db PATH`.\n"
+    "                      The table is split over the ranks for the mates and layers;\n"
+    "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
+    "                      PATH (the same database as one process): the shards must\n"
+    "                      be on a folder every rank sees. --threads is per rank.\n"
+    "                      Not for materials with R, B or L\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
