@@ -194,16 +194,17 @@ static int defender_round(Dist *d, Buf *in, Buf *packed, Buf *req, Buf *cand, Bu
   qsort(ks, in->n, sizeof *ks, key_cmp);
   cand->n = dests->n = 0;
   int rc = TS_OK;
-  /* candidate: key, times made, replies (or -1 when in the table) */
+  /* candidate: key, times made, replies asked of other ranks, the longest reply known here */
   typedef struct {
     Key k;
     uint32_t times;
     int32_t nrep;
+    int32_t best;
   } Cand;
   for (uint64_t i = 0; i < in->n && !rc;) {
     uint64_t j = i;
     while (j < in->n && ks[j] == ks[i]) j++;
-    Cand c = {ks[i], (uint32_t)(j - i), -1};
+    Cand c = {ks[i], (uint32_t)(j - i), 0, -1};
     i = j;
     Square sq;
     Key core = retro_xkey_split(c.k, &sq);
@@ -212,17 +213,31 @@ static int defender_round(Dist *d, Buf *in, Buf *packed, Buf *req, Buf *cand, Bu
     retro_key_decode(c.k, &q);
     MoveList l;
     movegen_legal(&q, &l);
-    c.nrep = l.size;
-    for (int m = 0; m < l.size && !rc; m++) {
+    /* the replies this rank owns first: one unknown settles it without asking */
+    Key pk[MAX_MOVES];
+    uint16_t pd[MAX_MOVES];
+    bool unknown = false;
+    for (int m = 0; m < l.size && !unknown; m++) {
       Position p = q;
       Undo u;
       pos_do_move(&p, l.moves[m], &u);
-      Key pk;
       Square psq;
-      Key pc = retro_pos_split(&p, &pk, &psq);
-      uint16_t dest = (uint16_t)retro_owner(pc, d->np);
-      rc = buf_push(&d->to[dest], &pk, sizeof pk);
-      if (!rc) rc = buf_push(dests, &dest, sizeof dest);
+      Key pc = retro_pos_split(&p, &pk[m], &psq);
+      pd[m] = (uint16_t)retro_owner(pc, d->np);
+      if (pd[m] != r->rank) continue;
+      int v = table_get_split(r, pc, psq);
+      if (v < 0) unknown = true;
+      else if (v > c.best) c.best = v;
+    }
+    if (unknown) {
+      *hits += c.times;
+      continue;
+    }
+    for (int m = 0; m < l.size && !rc; m++) {
+      if (pd[m] == r->rank) continue;
+      rc = buf_push(&d->to[pd[m]], &pk[m], sizeof pk[m]);
+      if (!rc) rc = buf_push(dests, &pd[m], sizeof pd[m]);
+      c.nrep++;
     }
     if (!rc) rc = buf_push(cand, &c, sizeof c);
   }
@@ -260,7 +275,7 @@ static int defender_round(Dist *d, Buf *in, Buf *packed, Buf *req, Buf *cand, Bu
   for (int k = 0; k < d->np; k++) back_c[k] = 0;
   const Cand *cs = cand->p;
   for (uint64_t i = 0; i < cand->n && !rc; i++) {
-    int best = -1;
+    int best = cs[i].best;
     bool unknown = false;
     for (int32_t m = 0; m < cs[i].nrep; m++) {
       uint16_t k = dst[di++];
