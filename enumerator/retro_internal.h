@@ -63,6 +63,7 @@ struct Retro {
    * in mates_out instead of inserting them; classification takes only the
    * records this rank owns */
   int rank, nranks;
+  bool over_limit; /* the table would have passed opt.table_limit */
   int king_first, king_step;
   bool mates_collect;
   Key *mates_out;

@@ -471,6 +471,12 @@ int retro_run_distributed(Retro *r, TsError *err) {
   for (int k = 0; k < d.np; k++) free(d.to[k].p);
   if (!rc) rc = gather_table(&d, err);
   r->stats.table_bytes = r->cap * sizeof(XRecord);
+  if (rc && r->over_limit)
+    rc = ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
+                      "rank %d: the table (%llu MB) cannot double within the memory ceiling of %llu MB (raise --mem, "
+                      "or add ranks on other machines)",
+                      r->rank, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
+                      (unsigned long long)(r->opt.table_limit >> 20));
   MPI_Type_free(&d.key_type);
   MPI_Type_free(&d.rec_type);
   free(d.to);

@@ -229,6 +229,10 @@ int retro_table_insert(Retro *r, Key k, uint16_t v) {
 static int table_grow(Retro *r) {
   XRecord *old = r->tab;
   uint64_t oc = r->cap, records = r->records;
+  if (r->opt.table_limit && 3 * oc * sizeof *old > r->opt.table_limit) {
+    r->over_limit = true;
+    return TS_ERR_NOMEM;
+  }
   if (table_alloc(r, oc * 2)) {
     r->tab = old;
     r->cap = oc;

@@ -21,6 +21,7 @@ static const char ENUM_HELP[] =
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
     "                       [--solver-hash MB] [--store all|complete|minimal] [--mpi]\n"
+    "                       [--mem MB]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -78,7 +79,12 @@ static const char ENUM_HELP[] =
     "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
     "                      PATH (the same database as one process): the shards must\n"
     "                      be on a folder every rank sees. --threads is per rank.\n"
-    "                      Not for materials with R, B or L\n";
+    "                      Not for materials with R, B or L\n"
+    "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
+    "                      table of positions stops with a clear error (exit 3) rather\n"
+    "                      than grow past 7/8 of it, and the sort of the records gets\n"
+    "                      what the table leaves (at most --sort-mem), spilling the rest\n"
+    "                      to disk\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -231,7 +237,7 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
 
 typedef struct {
   const char *spec, *path;
-  uint64_t max_moves, batch, sort_mb, solver_mb, threads;
+  uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
   bool resume, stats, strict, strict_alt, force, mpi;
   int store;
   Material mat;
@@ -247,6 +253,8 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
   o->solver_mb = RETRO_SOLVER_HASH_MB;
   o->threads = (uint64_t)cli_default_threads();
   o->store = STORE_ALL;
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+  o->mem_mb = pages > 0 && psize > 0 ? ((uint64_t)pages * (uint64_t)psize >> 20) / 2 : 4096;
   static const struct option LONG[] = {
       {"help", no_argument, NULL, 'h'},           {"pieces", required_argument, NULL, 'p'},
       {"db", required_argument, NULL, 'd'},       {"max-moves", required_argument, NULL, 'm'},
@@ -255,7 +263,8 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       {"resume", no_argument, NULL, 'r'},         {"stats", no_argument, NULL, 'S'},
       {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
       {"strict-alternatives", no_argument, NULL, 'A'}, {"store", required_argument, NULL, 'T'},
-      {"mpi", no_argument, NULL, 'M'},            {NULL, 0, NULL, 0}};
+      {"mpi", no_argument, NULL, 'M'},            {"mem", required_argument, NULL, 'G'},
+      {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
@@ -293,6 +302,10 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       if (o->store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
       break;
     case 'M': o->mpi = true; break;
+    case 'G':
+      if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 16 || o->mem_mb > ((uint64_t)1 << 30))
+        return cli_usage_error("enumerate", "--mem needs a number of megabytes from 16 to 1073741824");
+      break;
     default: return cli_getopt_error("enumerate", c, argv);
     }
   }
@@ -347,6 +360,15 @@ static int open_target(const EnumOpts *o, const char *path, bool replace, TsDbWr
   }
   if (tsdb_open(path, TSDB_CREATE | TSDB_NOSYNC, &o->meta, db, &err)) return cli_fail("enumerate", &err);
   return 0;
+}
+
+/* The sort's memory: --sort-mem, or less when the table leaves less of --mem
+ * (64 MB kept for the rest; at least 16 MB). */
+static size_t sort_memory(const EnumOpts *o, const RetroStats *st) {
+  uint64_t mem = o->mem_mb << 20, want = o->sort_mb << 20, keep = st->table_bytes + ((uint64_t)64 << 20);
+  uint64_t room = mem > keep ? mem - keep : 0;
+  if (room < ((uint64_t)16 << 20)) room = (uint64_t)16 << 20;
+  return (size_t)(want < room ? want : room);
 }
 
 /* Classifies every problem of the material (each count of a range, smallest first) into w. */
@@ -420,7 +442,8 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
   RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
-                      .solver_hash_mb = (int)o->solver_mb, .progress = on_progress, .progress_ctx = &pr};
+                      .solver_hash_mb = (int)o->solver_mb, .progress = on_progress, .progress_ctx = &pr,
+                      .table_limit = (o->mem_mb << 20) / 8 * 7};
   bo.progress = on_write_progress;
   bo.progress_ctx = &pr;
   Retro *r = NULL;
@@ -430,8 +453,10 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
     return cli_fail("enumerate", &w.err);
   }
   uint64_t t0 = cli_now_ms(), t1 = t0;
-  if (!(rc = retro_create(&o->mat, &ro, &r, &err)) && !(rc = retro_run(r, &err)))
+  if (!(rc = retro_create(&o->mat, &ro, &r, &err)) && !(rc = retro_run(r, &err))) {
+    bo.mem_limit = sort_memory(o, retro_stats(r));
     rc = tsdb_bulk_create(db, o->path, &bo, &w.bulk, &err);
+  }
   if (rc) {
     retro_free(r);
     sink_free(&w);
@@ -548,7 +573,7 @@ static int enumerate_mpi(const EnumOpts *o) {
   RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
                       .solver_hash_mb = (int)o->solver_mb, .progress = rank == 0 ? on_progress : NULL,
-                      .progress_ctx = &pr};
+                      .progress_ctx = &pr, .table_limit = (o->mem_mb << 20) / 8 * 7};
   TsDbBulkOptions bo = {.mem_limit = (size_t)o->sort_mb << 20, .batch = (size_t)o->batch};
   TsError err;
   ts_error_clear(&err);
@@ -563,6 +588,7 @@ static int enumerate_mpi(const EnumOpts *o) {
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   t1 = cli_now_ms();
   /* this rank's problems into its shard */
+  bo.mem_limit = sort_memory(o, retro_stats(r));
   rc = tsdb_bulk_create(sdb, shard, &bo, &w.bulk, &err);
   if (!rc && (rc = classify_into(r, &o->mat, &w))) err = w.err;
   if (!rc && (rc = tsdb_bulk_finish(w.bulk, &w.err))) err = w.err;
