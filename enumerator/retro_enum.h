@@ -76,6 +76,10 @@ typedef struct {
   int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (0: RETRO_SOLVER_HASH_MB) */
   uint64_t table_limit;   /* bytes the table may take, old and new while it grows (0: no limit);
                              beyond it retro_run fails with TS_ERR_NOMEM saying so */
+  uint64_t list_mem;      /* bytes for the positions a phase gathers before inserting them, all
+                             threads together; beyond it they go to files (0: no limit) */
+  const char *spill_prefix; /* those files are "<spill_prefix>.spill-XXXXXX", unlinked at once
+                               (NULL: never spill) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;
@@ -107,6 +111,7 @@ typedef struct {
    * same layer reached it twice); 不詰め判定, a defender candidate with a reply
    * not known to mate within n-1 (it may still get a longer value later) */
   uint64_t yozume_hits[RETRO_MAX_LEN + 1];
+  uint64_t spilled_bytes; /* mates and new positions that went to files under opt.list_mem */
   uint64_t fuzume_hits[RETRO_MAX_LEN + 2];
 } RetroStats;
 

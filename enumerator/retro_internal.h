@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "retro_enum.h"
 #include "solver_value.h"
@@ -151,6 +152,31 @@ int retro_record_value(Retro *r, Key k, uint16_t v, int n, uint64_t *added);
 uint64_t retro_now_ms(void);
 /* Calls the progress callback, if any. */
 void retro_report(Retro *r, const char *phase, int layer, uint64_t layer_new, uint64_t done, uint64_t total);
+
+/* ---------- lists that spill to disk (retro_spill.c) ---------- */
+
+/* Items of elem bytes (at most 64) pushed in order: up to cap in memory, the
+ * rest in an unlinked file "<prefix>.spill-XXXXXX" (prefix NULL or cap 0:
+ * all in memory). */
+typedef struct {
+  size_t elem, cap;
+  const char *prefix;
+  uint8_t *buf;
+  size_t n, bufcap;
+  FILE *f;
+  char *iobuf;
+  uint64_t nfile;
+} SpillList;
+
+void retro_spill_init(SpillList *l, size_t elem, size_t cap, const char *prefix);
+/* TS_ERR_NOMEM, TS_ERR_IO (the file beside the database cannot be written). */
+int retro_spill_push(SpillList *l, const void *item);
+uint64_t retro_spill_count(const SpillList *l);
+/* fn for every item in push order; stops at a non-zero return (returned). TS_ERR_IO. */
+int retro_spill_foreach(SpillList *l, int (*fn)(const void *item, void *ctx), void *ctx);
+void retro_spill_free(SpillList *l);
+/* Items of elem bytes each thread may keep in memory under opt.list_mem. */
+size_t retro_spill_cap(const Retro *r, size_t elem);
 
 /* ---------- mates (retro_mates.c) ---------- */
 

@@ -327,6 +327,13 @@ void retro_free(Retro *r) {
 
 const RetroStats *retro_stats(const Retro *r) { return &r->stats; }
 
+size_t retro_spill_cap(const Retro *r, size_t elem) {
+  if (!r->opt.list_mem || !r->opt.spill_prefix) return 0;
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  size_t cap = (size_t)(r->opt.list_mem / (uint64_t)nt / elem);
+  return cap < 4096 ? 4096 : cap;
+}
+
 uint64_t retro_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -82,9 +82,10 @@ static const char ENUM_HELP[] =
     "                      Not for materials with R, B or L\n"
     "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
     "                      table of positions stops with a clear error (exit 3) rather\n"
-    "                      than grow past 7/8 of it, and the sort of the records gets\n"
-    "                      what the table leaves (at most --sort-mem), spilling the rest\n"
-    "                      to disk\n";
+    "                      than grow past 7/8 of it; the positions a phase gathers\n"
+    "                      before inserting them keep 1/8 in memory and spill the rest\n"
+    "                      to unlinked files beside PATH; the sort of the records gets\n"
+    "                      what the table leaves (at most --sort-mem) and spills too\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -231,6 +232,9 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
     printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
            (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
   if (bs->runs) printf("\nsort: %d runs, %.1f MB spilled and merged", bs->runs, bs->run_bytes / 1048576.0);
+  if (st->spilled_bytes)
+    printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
+           st->spilled_bytes / 1048576.0);
   printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
          ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
 }
@@ -303,8 +307,8 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       break;
     case 'M': o->mpi = true; break;
     case 'G':
-      if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 16 || o->mem_mb > ((uint64_t)1 << 30))
-        return cli_usage_error("enumerate", "--mem needs a number of megabytes from 16 to 1073741824");
+      if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 1 || o->mem_mb > ((uint64_t)1 << 30))
+        return cli_usage_error("enumerate", "--mem needs a number of megabytes from 1 to 1073741824");
       break;
     default: return cli_getopt_error("enumerate", c, argv);
     }
@@ -443,7 +447,8 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
                       .solver_hash_mb = (int)o->solver_mb, .progress = on_progress, .progress_ctx = &pr,
-                      .table_limit = (o->mem_mb << 20) / 8 * 7};
+                      .table_limit = (o->mem_mb << 20) / 8 * 7, .list_mem = (o->mem_mb << 20) / 8,
+                      .spill_prefix = o->path};
   bo.progress = on_write_progress;
   bo.progress_ctx = &pr;
   Retro *r = NULL;
@@ -573,7 +578,8 @@ static int enumerate_mpi(const EnumOpts *o) {
   RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
                       .solver_hash_mb = (int)o->solver_mb, .progress = rank == 0 ? on_progress : NULL,
-                      .progress_ctx = &pr, .table_limit = (o->mem_mb << 20) / 8 * 7};
+                      .progress_ctx = &pr, .table_limit = (o->mem_mb << 20) / 8 * 7,
+                      .list_mem = (o->mem_mb << 20) / 8, .spill_prefix = shard};
   TsDbBulkOptions bo = {.mem_limit = (size_t)o->sort_mb << 20, .batch = (size_t)o->batch};
   TsError err;
   ts_error_clear(&err);
