@@ -65,6 +65,9 @@ struct Retro {
    * records this rank owns */
   int rank, nranks;
   bool over_limit; /* the table would have passed opt.table_limit */
+  /* a table not allocated by retro_table.c (retro_mpi.c's shared one): released by tab_release */
+  void *tab_owner;
+  void (*tab_release)(Retro *r);
   int king_first, king_step;
   bool mates_collect;
   Key *mates_out;

@@ -16,9 +16,10 @@
  * figures and the database are those of a single-process run.
  *
  * Classification still needs every record: after the last layer the ranks
- * exchange their records (all-gather) and each classifies the problems it
- * owns. So the layers' memory is divided by the ranks but the
- * classification's is not. Materials with a ranging piece (whose defender
+ * exchange their records and each machine holds the whole table once, in
+ * memory its ranks share; each rank classifies the problems it owns. So the
+ * layers' memory is divided by the ranks, the classification's by the ranks
+ * of a machine only. Materials with a ranging piece (whose defender
  * positions the solver values) are not distributed.
  */
 #include <mpi.h>
@@ -388,21 +389,82 @@ static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
   return TS_OK;
 }
 
-/* Every rank's records into every table (for the classification). */
+/* The table held in memory shared by the ranks of one machine (MPI-3 shared
+ * window): released with the window. */
+typedef struct {
+  MPI_Win win;
+  MPI_Comm node;
+} SharedTable;
+
+static void release_shared(Retro *r) {
+  SharedTable *s = r->tab_owner;
+  MPI_Win_free(&s->win);
+  MPI_Comm_free(&s->node);
+  free(s);
+  r->tab = NULL;
+  r->tab_owner = NULL;
+  r->tab_release = NULL;
+}
+
+/*
+ * Every rank's records into one table per machine, for the classification:
+ * the ranks of a machine share it (an MPI-3 shared window, filled by the
+ * machine's first rank), so a machine holds the whole table once whatever
+ * its number of ranks. Each rank's share goes out to all in turn (broadcast).
+ */
 static int gather_table(Dist *d, TsError *err) {
   Retro *r = d->r;
   uint64_t mine = r->records, *all = calloc((size_t)d->np, sizeof *all);
   XRecord *own = malloc((mine ? mine : 1) * sizeof *own);
-  int rc = (all && own) ? TS_OK : TS_ERR_NOMEM;
+  SharedTable *sh = calloc(1, sizeof *sh);
+  int rc = (all && own && sh) ? TS_OK : TS_ERR_NOMEM;
   if (agree_fail(rc)) {
     free(all);
     free(own);
+    free(sh);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory gathering the table");
   }
-  uint64_t m = 0;
+  uint64_t m = 0, total = 0;
   for (uint64_t i = 0; i < r->cap; i++)
     if (r->tab[i].core) own[m++] = r->tab[i];
   MPI_Allgather(&m, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int k = 0; k < d->np; k++) total += all[k];
+  /* a capacity that takes every record without growing (retro_table_put_record's test) */
+  uint64_t cap = (uint64_t)1 << 16;
+  while (total * 10 > cap * 6) cap *= 2;
+  free(r->tab);
+  r->tab = NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &sh->node);
+  int nrank;
+  MPI_Comm_rank(sh->node, &nrank);
+  /* the window's base need not be 16-byte aligned (the keys are): 64 bytes more, and the
+   * first rank's padding to a 64-byte boundary (the same in every process, whose mappings
+   * start on a page) */
+  char *raw = NULL;
+  int mrc = MPI_Win_allocate_shared(nrank == 0 ? (MPI_Aint)(cap * sizeof(XRecord) + 64) : 0, 1, MPI_INFO_NULL,
+                                    sh->node, &raw, &sh->win);
+  if (agree_fail(mrc != MPI_SUCCESS)) {
+    MPI_Comm_free(&sh->node);
+    free(sh);
+    free(all);
+    free(own);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "cannot allocate the shared table of %llu MB",
+                        (unsigned long long)(cap * sizeof(XRecord) >> 20));
+  }
+  if (nrank != 0) {
+    MPI_Aint size;
+    int unit;
+    MPI_Win_shared_query(sh->win, 0, &size, &unit, &raw);
+  }
+  int pad = (int)((64 - (uintptr_t)raw % 64) % 64);
+  MPI_Bcast(&pad, 1, MPI_INT, 0, sh->node);
+  XRecord *base = (XRecord *)(void *)(raw + pad);
+  if (nrank == 0) memset(base, 0, cap * sizeof(XRecord));
+  r->tab = base;
+  r->cap = cap;
+  r->records = r->used = 0;
+  r->tab_owner = sh;
+  r->tab_release = release_shared;
   /* one rank's records at a time, so only one other share is in flight */
   XRecord *theirs = NULL;
   for (int k = 0; k < d->np; k++) {
@@ -413,8 +475,12 @@ static int gather_table(Dist *d, TsError *err) {
       break;
     }
     MPI_Bcast(buf, (int)nk, d->rec_type, k, MPI_COMM_WORLD);
-    for (uint64_t i = 0; k != r->rank && i < nk && !rc; i++) rc = retro_table_put_record(r, &buf[i]);
+    for (uint64_t i = 0; nrank == 0 && i < nk && !rc; i++) rc = retro_table_put_record(r, &buf[i]);
   }
+  /* the first rank's stores are seen by the others after the barrier */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  MPI_Barrier(sh->node);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
   free(theirs);
   free(own);
   free(all);

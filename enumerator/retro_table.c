@@ -318,7 +318,10 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
 
 void retro_free(Retro *r) {
   if (!r) return;
-  free(r->tab);
+  if (r->tab_release)
+    r->tab_release(r);
+  else
+    free(r->tab);
   free(r->mates_out);
   for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
   free(r->solvers);
