@@ -518,12 +518,6 @@ static void sink_from_counts(Sink *w, const TsDbCounts *c) {
   }
 }
 
-static int add_shard_record(const TsRecord *rec, void *ctx) {
-  Sink *w = ctx;
-  w->stored++;
-  return tsdb_bulk_add(w->bulk, rec, &w->err);
-}
-
 /* Rank 0: the shards (their records and count tables) into the database. */
 static int merge_shards(const EnumOpts *o, int nranks, Sink *w, TsError *err) {
   for (int k = 0; k < nranks; k++) {
@@ -532,8 +526,9 @@ static int merge_shards(const EnumOpts *o, int nranks, Sink *w, TsError *err) {
     TsDb *sdb;
     int rc = tsdb_open(shard, TSDB_RDONLY, NULL, &sdb, err);
     if (rc) return rc;
-    rc = tsdb_foreach(sdb, -1, add_shard_record, w, err);
-    if (rc) *err = w->err.code ? w->err : *err;
+    uint64_t added = 0;
+    rc = tsdb_bulk_add_db(w->bulk, sdb, &added, err);
+    w->stored += added;
     TsDbCounts *c = NULL;
     char store[16];
     if (!rc) rc = tsdb_counts_load(sdb, &c, store, sizeof store, err);
