@@ -255,6 +255,26 @@ int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
   return TS_OK;
 }
 
+typedef struct {
+  TsDbBulk *b;
+  uint64_t n;
+  TsError err;
+} AddDb;
+
+static int add_db_record(const TsRecord *rec, void *ctx) {
+  AddDb *a = ctx;
+  a->n++;
+  return tsdb_bulk_add(a->b, rec, &a->err);
+}
+
+int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err) {
+  AddDb a = {b, 0, {0}};
+  int rc = tsdb_foreach(from, -1, add_db_record, &a, err);
+  if (rc && a.err.code && err) *err = a.err;
+  if (added) *added = a.n;
+  return rc;
+}
+
 int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
   b->err = err;
   if (b->nruns) {

@@ -64,6 +64,10 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
  * TS_ERR_USAGE for a line longer than TSDB_BULK_LINE_MAX or a bad key length,
  * TS_ERR_IO when a run cannot be written, TS_ERR_NOMEM. */
 int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err);
+/* Adds every record of another database (e.g. a shard written by another
+ * process); *added (may be NULL) gets their number. Errors of tsdb_foreach
+ * and tsdb_bulk_add. */
+int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err);
 /* Writes every record added, in key order (a key added twice: the later
  * record wins inside a batch; add each key once). Errors of tsdb_put_batch,
  * TS_ERR_IO for the runs. */

@@ -52,7 +52,7 @@ static int grow(TsDbCounts *c) {
   return TS_OK;
 }
 
-int tsdb_counts_add(TsDbCounts *c, unsigned length, uint32_t flags, bool symmetric) {
+static int add_n(TsDbCounts *c, unsigned length, uint32_t flags, uint64_t count, uint64_t count_both) {
   if (c->sorted) return TS_ERR_USAGE;
   if ((c->n + 1) * 2 > c->cap && grow(c)) return TS_ERR_NOMEM;
   TsDbCountRow *r = &c->rows[slot_of(c, length, flags)];
@@ -61,8 +61,21 @@ int tsdb_counts_add(TsDbCounts *c, unsigned length, uint32_t flags, bool symmetr
     r->flags = flags;
     c->n++;
   }
-  r->count++;
-  r->count_both += symmetric ? 1 : 2;
+  r->count += count;
+  r->count_both += count_both;
+  return TS_OK;
+}
+
+int tsdb_counts_add(TsDbCounts *c, unsigned length, uint32_t flags, bool symmetric) {
+  return add_n(c, length, flags, 1, symmetric ? 1 : 2);
+}
+
+int tsdb_counts_merge(TsDbCounts *c, const TsDbCounts *from) {
+  for (size_t i = 0; i < from->n; i++) {
+    const TsDbCountRow *r = &from->rows[i];
+    int rc = add_n(c, r->length, r->flags, r->count, r->count_both);
+    if (rc) return rc;
+  }
   return TS_OK;
 }
 

@@ -44,6 +44,8 @@ TsDbCounts *tsdb_counts_new(void);
 void tsdb_counts_free(TsDbCounts *c);
 /* Counts one record. TS_ERR_NOMEM. */
 int tsdb_counts_add(TsDbCounts *c, unsigned length, uint32_t flags, bool symmetric);
+/* Adds every row of from (a loaded or stored table) to c. TS_ERR_NOMEM. */
+int tsdb_counts_merge(TsDbCounts *c, const TsDbCounts *from);
 size_t tsdb_counts_size(const TsDbCounts *c);
 /* Row i in increasing (length, flags) order (after tsdb_counts_store or load). */
 void tsdb_counts_at(const TsDbCounts *c, size_t i, TsDbCountRow *row);

@@ -494,6 +494,7 @@ static void *classify_worker(void *arg) {
     for (uint64_t i = begin; i < end; i++) {
       const XRecord *x = &r->tab[i];
       if (!x->core || key_side(x->core)) continue;
+      if (r->nranks > 1 && retro_owner(x->core, r->nranks) != r->rank) continue;
       int len = xr_value(x) & VAL_LEN_MASK;
       Square sqs[SQ_NB];
       int ns = retro_xr_squares(x, sqs);

@@ -74,6 +74,12 @@ typedef struct {
   bool strict_alternatives; /* 手順前後 / 迂回 / 非限定 make a problem incomplete */
   int threads;            /* worker threads for mates, layers and classification (default 1) */
   int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (0: RETRO_SOLVER_HASH_MB) */
+  uint64_t table_limit;   /* bytes the table may take, old and new while it grows (0: no limit);
+                             beyond it retro_run fails with TS_ERR_NOMEM saying so */
+  uint64_t list_mem;      /* bytes for the positions a phase gathers before inserting them, all
+                             threads together; beyond it they go to files (0: no limit) */
+  const char *spill_prefix; /* those files are "<spill_prefix>.spill-XXXXXX", unlinked at once
+                               (NULL: never spill) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;
@@ -105,6 +111,7 @@ typedef struct {
    * same layer reached it twice); 不詰め判定, a defender candidate with a reply
    * not known to mate within n-1 (it may still get a longer value later) */
   uint64_t yozume_hits[RETRO_MAX_LEN + 1];
+  uint64_t spilled_bytes; /* mates and new positions that went to files under opt.list_mem */
   uint64_t fuzume_hits[RETRO_MAX_LEN + 2];
 } RetroStats;
 
@@ -126,5 +133,25 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB],
 /* Looks a position up: attacker to move -> mate length (odd), defender to move ->
  * plies to mate (even); -1 when not a known mate. */
 int retro_lookup(Retro *r, const Position *pos);
+
+/*
+ * Distributed runs over MPI (when the build found MPI: TSUME_HAVE_MPI). Every
+ * rank calls the same functions in the same order. retro_run_distributed
+ * replaces retro_run: the table is partitioned over the ranks by a hash of
+ * the record key for the mates and the layers, then gathered in every rank;
+ * retro_foreach_problem then gives only the problems this rank owns, so the
+ * ranks' problems together are those of a single-process run (and the stats
+ * are the same on every rank). Materials with a ranging piece: TS_ERR_USAGE.
+ */
+#ifdef TSUME_HAVE_MPI
+int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks);
+void retro_mpi_finalize(void);
+void retro_mpi_barrier(void);
+/* Stops every rank (MPI_Abort) with this exit status. */
+void retro_mpi_abort(int status);
+/* Whether ok holds on every rank (a collective call). */
+bool retro_mpi_all_ok(bool ok);
+int retro_run_distributed(Retro *r, TsError *err);
+#endif
 
 #endif

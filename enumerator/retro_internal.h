@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "retro_enum.h"
 #include "solver_value.h"
@@ -57,6 +58,20 @@ struct Retro {
   bool ranging;
   Solver **solvers; /* one per thread (ranging materials only) */
   int nsolvers;
+  /* distributed runs (retro_mpi.c): this process's rank among nranks (0 of 1
+   * otherwise); the mate phase takes the king squares king_first,
+   * king_first + king_step, ... and, with mates_collect, hands its mates back
+   * in mates_out instead of inserting them; classification takes only the
+   * records this rank owns */
+  int rank, nranks;
+  bool over_limit; /* the table would have passed opt.table_limit */
+  /* a table not allocated by retro_table.c (retro_mpi.c's shared one): released by tab_release */
+  void *tab_owner;
+  void (*tab_release)(Retro *r);
+  int king_first, king_step;
+  bool mates_collect;
+  Key *mates_out;
+  uint64_t nmates_out, cap_mates_out;
 };
 
 /* A position and its value; packed (18 bytes instead of 32) for the layers' new positions. */
@@ -105,6 +120,12 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return -1;
 }
 
+/* The rank that owns a record key in a run over nranks processes (high bits
+ * of the hash: the table's slots use the low ones). */
+static inline int retro_owner(Key core, int nranks) {
+  return (int)(((key_hash(core) >> 32) * (uint64_t)nranks) >> 32);
+}
+
 /* ---------- keys and table (retro_table.c) ---------- */
 
 /* The canonical key of a position. */
@@ -114,6 +135,8 @@ Key retro_key_of(const Position *pos);
 Key retro_pos_split(const Position *pos, Key *full, Square *sq);
 /* The position of a concrete key (the defender holds the rest). */
 void retro_key_decode(Key k, Position *pos);
+/* The record key of a concrete key and the square of its free piece. */
+Key retro_xkey_split(Key k, Square *sq);
 /* The concrete key of a record key with its free piece on sq. */
 Key retro_xkey_join(Key core, Square sq);
 /* The squares of a record's free piece, in increasing order; returns their number. */
@@ -122,6 +145,9 @@ int retro_xr_squares(const XRecord *x, Square out[SQ_NB]);
 int retro_table_get_pos(const Retro *r, const Position *pos);
 /* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
 int retro_table_insert(Retro *r, Key k, uint16_t v);
+/* Puts a whole record (from another rank: its key is not in the table) into
+ * the table. TS_ERR_NOMEM. */
+int retro_table_put_record(Retro *r, const XRecord *x);
 /* Appends k to a growing array. TS_ERR_NOMEM. */
 int retro_keys_push(Key **arr, uint64_t *n, uint64_t *cap, Key k);
 /* Inserts a position valued v while layer n is built (see the definition). */
@@ -129,6 +155,31 @@ int retro_record_value(Retro *r, Key k, uint16_t v, int n, uint64_t *added);
 uint64_t retro_now_ms(void);
 /* Calls the progress callback, if any. */
 void retro_report(Retro *r, const char *phase, int layer, uint64_t layer_new, uint64_t done, uint64_t total);
+
+/* ---------- lists that spill to disk (retro_spill.c) ---------- */
+
+/* Items of elem bytes (at most 64) pushed in order: up to cap in memory, the
+ * rest in an unlinked file "<prefix>.spill-XXXXXX" (prefix NULL or cap 0:
+ * all in memory). */
+typedef struct {
+  size_t elem, cap;
+  const char *prefix;
+  uint8_t *buf;
+  size_t n, bufcap;
+  FILE *f;
+  char *iobuf;
+  uint64_t nfile;
+} SpillList;
+
+void retro_spill_init(SpillList *l, size_t elem, size_t cap, const char *prefix);
+/* TS_ERR_NOMEM, TS_ERR_IO (the file beside the database cannot be written). */
+int retro_spill_push(SpillList *l, const void *item);
+uint64_t retro_spill_count(const SpillList *l);
+/* fn for every item in push order; stops at a non-zero return (returned). TS_ERR_IO. */
+int retro_spill_foreach(SpillList *l, int (*fn)(const void *item, void *ctx), void *ctx);
+void retro_spill_free(SpillList *l);
+/* Items of elem bytes each thread may keep in memory under opt.list_mem. */
+size_t retro_spill_cap(const Retro *r, size_t elem);
 
 /* ---------- mates (retro_mates.c) ---------- */
 

@@ -86,23 +86,15 @@ typedef struct {
   unsigned kinds;  /* kinds of the material (for un-captures) */
   int id;
   uint64_t *next_chunk; /* shared work counter */
-  KeyVal *out;
-  uint64_t nout, cap;
+  SpillList out;  /* KeyVal: the new positions */
   uint64_t hits; /* yozume (attacker phase) or fuzume (defender phase) tests that hit */
   UnMoveList ul;
   int rc;
 } LayerWorker;
 
 static int kv_push(LayerWorker *w, Key k, uint16_t v) {
-  if (w->nout == w->cap) {
-    uint64_t nc = w->cap ? w->cap * 2 : 4096;
-    KeyVal *na = realloc(w->out, nc * sizeof *na);
-    if (!na) return TS_ERR_NOMEM;
-    w->out = na;
-    w->cap = nc;
-  }
-  w->out[w->nout++] = (KeyVal){k, v};
-  return TS_OK;
+  KeyVal kv = {k, v};
+  return retro_spill_push(&w->out, &kv);
 }
 
 /* Un-moves from one position x of the frontier; new positions go to w->out. */
@@ -118,7 +110,8 @@ static void layer_position(LayerWorker *w, const Position *x) {
         w->hits++;
         continue;
       }
-      if (kv_push(w, k, (uint16_t)w->n)) w->rc = TS_ERR_NOMEM;
+      int prc = kv_push(w, k, (uint16_t)w->n);
+      if (prc) w->rc = prc;
     }
     return;
   }
@@ -140,7 +133,8 @@ static void layer_position(LayerWorker *w, const Position *x) {
       }
       /* a board move leads from q to x, valued n - 1: q is at least n */
       int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
-      if (kv_push(w, k, retro_solver_value(r, r->solvers[w->id], q, lo))) w->rc = TS_ERR_NOMEM;
+      int prc = kv_push(w, k, retro_solver_value(r, r->solvers[w->id], q, lo));
+      if (prc) w->rc = prc;
       continue;
     }
     int v = eval_defender(r, q);
@@ -148,7 +142,8 @@ static void layer_position(LayerWorker *w, const Position *x) {
       w->hits++;
       continue;
     }
-    if (kv_push(w, k, (uint16_t)v)) w->rc = TS_ERR_NOMEM;
+    int prc = kv_push(w, k, (uint16_t)v);
+    if (prc) w->rc = prc;
   }
 }
 
@@ -173,9 +168,21 @@ static void *layer_worker(void *arg) {
         layer_position(w, &x);
       }
     }
-    if (w->id == 0) retro_report(r, "layers", w->n, w->nout, end, r->cap);
+    if (w->id == 0) retro_report(r, "layers", w->n, retro_spill_count(&w->out), end, r->cap);
   }
   return NULL;
+}
+
+typedef struct {
+  Retro *r;
+  int n;
+} InsertCtx;
+
+static int insert_new(const void *item, void *vctx) {
+  const InsertCtx *c = vctx;
+  KeyVal kv;
+  memcpy(&kv, item, sizeof kv);
+  return retro_record_value(c->r, kv.k, kv.v, c->n, NULL);
 }
 
 /* Runs one phase: the new positions of layer n from the frontier (layer n-1). */
@@ -187,6 +194,7 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   int rc = TS_OK;
   for (int t = 0; t < nt; t++) {
     ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
+    retro_spill_init(&ws[t].out, sizeof(KeyVal), retro_spill_cap(r, sizeof(KeyVal)), r->opt.spill_prefix);
     ws[t].ul.prev = malloc(MAX_UNMOVES * sizeof *ws[t].ul.prev);
     if (!ws[t].ul.prev) rc = TS_ERR_NOMEM;
   }
@@ -195,21 +203,24 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
     hits += ws[t].hits;
-    outs += ws[t].nout;
-    for (uint64_t i = 0; i < ws[t].nout && !rc; i++)
-      rc = retro_record_value(r, ws[t].out[i].k, ws[t].out[i].v, n, NULL);
-    free(ws[t].out);
-    ws[t].out = NULL;
+    outs += retro_spill_count(&ws[t].out);
+    InsertCtx ic = {r, n};
+    if (!rc) rc = retro_spill_foreach(&ws[t].out, insert_new, &ic);
+    r->stats.spilled_bytes += ws[t].out.nfile * ws[t].out.elem;
+    retro_spill_free(&ws[t].out);
   }
   if (defender)
     r->stats.fuzume_hits[n] = hits;
   else
     r->stats.yozume_hits[n] = hits + (outs - (r->used - used0));
   for (int t = 0; t < nt; t++) {
-    free(ws[t].out);
+    retro_spill_free(&ws[t].out);
     free(ws[t].ul.prev);
   }
   free(ws);
+  if (rc == TS_ERR_IO)
+    return ts_error_set(err, rc, "enumerate", 0, 0, "cannot write the new positions of layer %d to a file beside %s",
+                        n, r->opt.spill_prefix);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d", n);
   return TS_OK;
 }
@@ -255,5 +266,11 @@ int retro_run(Retro *r, TsError *err) {
   r->stats.entries = r->used;
   r->stats.records = r->records;
   r->stats.table_bytes = r->cap * sizeof(XRecord);
+  if (rc && r->over_limit)
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
+                        "the table of %llu positions (%llu MB) cannot double within the memory ceiling of %llu MB "
+                        "(raise --mem, or spread the run over machines with --mpi)",
+                        (unsigned long long)r->used, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
+                        (unsigned long long)(r->opt.table_limit >> 20));
   return rc;
 }

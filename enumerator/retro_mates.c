@@ -78,8 +78,7 @@ typedef struct {
   int nfree;
   int fchosen[MATERIAL_MAX_PIECES];
   /* this thread's mates (merged into the table after the threads join) */
-  Key *out;
-  uint64_t nout, cap;
+  SpillList out; /* Key */
   int id;
   int *next_king; /* shared work counter over the 45 king squares */
   /* ranging materials: positions in check whose only replies are drops */
@@ -120,7 +119,9 @@ static void mate_store(MateGen *g, Position *q) {
   q->side = WHITE;
   pos_give_remaining(q, WHITE);
   pos_finish_setup(q);
-  if (retro_keys_push(&g->out, &g->nout, &g->cap, retro_key_of(q))) g->rc = TS_ERR_NOMEM;
+  Key k = retro_key_of(q);
+  int rc = retro_spill_push(&g->out, &k);
+  if (rc) g->rc = rc;
 }
 
 /* Places the free pieces on far squares or leaves them in the defender's hand. */
@@ -190,7 +191,9 @@ static void rmate_leaf(MateGen *g) {
   MoveList l;
   movegen_legal(&q, &l);
   if (l.size == 0) {
-    if (retro_keys_push(&g->out, &g->nout, &g->cap, retro_key_of(&q))) g->rc = TS_ERR_NOMEM;
+    Key k = retro_key_of(&q);
+    int rc = retro_spill_push(&g->out, &k);
+    if (rc) g->rc = rc;
     return;
   }
   if (!solver_drop_squares(&q)) return;
@@ -232,7 +235,7 @@ static void *mate_worker(void *arg) {
   MateGen *g = arg;
   Retro *r = g->r;
   for (;;) {
-    int ki = __atomic_fetch_add(g->next_king, 1, __ATOMIC_RELAXED);
+    int ki = r->king_first + r->king_step * __atomic_fetch_add(g->next_king, 1, __ATOMIC_RELAXED);
     if (ki >= 45 || g->rc) break;
     /* the king on files 1..5: the mirror covers files 6..9 */
     g->king = (Square)ki;
@@ -253,7 +256,7 @@ static void *mate_worker(void *arg) {
         mate_place(g, 0);
       }
     }
-    if (g->id == 0) retro_report(r, "mates", 0, g->nout, (uint64_t)ki + 1, 45);
+    if (g->id == 0) retro_report(r, "mates", 0, retro_spill_count(&g->out), (uint64_t)ki + 1, 45);
   }
   return NULL;
 }
@@ -320,6 +323,25 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
   return rc;
 }
 
+typedef struct {
+  Retro *r;
+  uint64_t *found;
+} MateInsert;
+
+/* A mate into the table, or into mates_out for a distributed run (which sends
+ * them to their owners). */
+static int insert_mate(const void *item, void *vctx) {
+  MateInsert *c = vctx;
+  Key k;
+  memcpy(&k, item, sizeof k);
+  if (c->r->mates_collect)
+    return retro_keys_push(&c->r->mates_out, &c->r->nmates_out, &c->r->cap_mates_out, k);
+  int ins = retro_table_insert(c->r, k, 0);
+  if (ins < 0) return -ins;
+  if (ins) (*c->found)++;
+  return TS_OK;
+}
+
 int retro_mates_run(Retro *r, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   MateGen *gs = calloc((size_t)nt, sizeof *gs);
@@ -338,6 +360,7 @@ int retro_mates_run(Retro *r, TsError *err) {
       gs[t].id = t;
       gs[t].next_king = &next_king;
       gs[t].ranging = r->ranging;
+      retro_spill_init(&gs[t].out, sizeof(Key), retro_spill_cap(r, sizeof(Key)), r->opt.spill_prefix);
       memcpy(gs[t].states, states, sizeof states);
       memcpy(gs[t].nstates, nstates, sizeof nstates);
     }
@@ -346,13 +369,10 @@ int retro_mates_run(Retro *r, TsError *err) {
   uint64_t found = 0;
   for (int t = 0; t < started && !rc; t++) {
     if (gs[t].rc) rc = gs[t].rc;
-    for (uint64_t i = 0; i < gs[t].nout && !rc; i++) {
-      int ins = retro_table_insert(r, gs[t].out[i], 0);
-      if (ins < 0) rc = -ins;
-      else if (ins) found++;
-    }
-    free(gs[t].out);
-    gs[t].out = NULL;
+    MateInsert mi = {r, &found};
+    if (!rc) rc = retro_spill_foreach(&gs[t].out, insert_mate, &mi);
+    r->stats.spilled_bytes += gs[t].out.nfile * gs[t].out.elem;
+    retro_spill_free(&gs[t].out);
   }
   Key *seeds = NULL;
   uint64_t nseeds = 0, capseeds = 0;
@@ -360,7 +380,7 @@ int retro_mates_run(Retro *r, TsError *err) {
     for (uint64_t i = 0; i < gs[t].nseeds && !rc; i++)
       if (retro_keys_push(&seeds, &nseeds, &capseeds, gs[t].seeds[i])) rc = TS_ERR_NOMEM;
   for (int t = 0; t < nt && gs; t++) {
-    free(gs[t].out);
+    retro_spill_free(&gs[t].out);
     free(gs[t].seeds);
   }
   for (int t = 0; t < HAND_PT_NB; t++) free(states[t]);
@@ -369,6 +389,8 @@ int retro_mates_run(Retro *r, TsError *err) {
   free(seeds);
   r->stats.mates = found;
   r->stats.defender_by_len[0] = found;
+  if (rc == TS_ERR_IO)
+    return ts_error_set(err, rc, "enumerate", 0, 0, "cannot write the mates to a file beside %s", r->opt.spill_prefix);
   if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
   return TS_OK;
 }

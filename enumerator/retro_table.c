@@ -99,7 +99,7 @@ static int free_entry(const unsigned *e, int n, Square king) {
 }
 
 /* The concrete key, its record key and the free piece's square of a position
- * (xkey_split of retro_key_of, in one pass). */
+ * (retro_xkey_split of retro_key_of, in one pass). */
 Key retro_pos_split(const Position *pos, Key *full, Square *sq) {
   unsigned e[SQ_NB];
   Square king;
@@ -136,7 +136,7 @@ void retro_key_decode(Key k, Position *pos) {
  * only the king is on the board). The free piece is the farthest from the king,
  * the later entry on a tie; its entry is removed and its piece code goes to the
  * low bits, which entries never reach once one is removed. */
-static Key xkey_split(Key k, Square *sq) {
+Key retro_xkey_split(Key k, Square *sq) {
   Square ks = (Square)((k >> 98) & 127);
   int at = -1, far = -1;
   for (int shift = 86; shift >= 2; shift -= 12) {
@@ -159,7 +159,7 @@ static Key xkey_split(Key k, Square *sq) {
   return above | (below << 12) | (Key)(e & 31);
 }
 
-/* The concrete key of a record key with its free piece on sq (xkey_split's inverse). */
+/* The concrete key of a record key with its free piece on sq (retro_xkey_split's inverse). */
 Key retro_xkey_join(Key core, Square sq) {
   unsigned piece = (unsigned)core & 31;
   if (!piece) return core;
@@ -206,7 +206,7 @@ int retro_table_insert(Retro *r, Key k, uint16_t v) {
     if (rc) return -rc;
   }
   Square sq;
-  Key c = xkey_split(k, &sq);
+  Key c = retro_xkey_split(k, &sq);
   uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
   XRecord *same = NULL;
   for (; r->tab[i].core; i = (i + 1) & mask) {
@@ -229,6 +229,10 @@ int retro_table_insert(Retro *r, Key k, uint16_t v) {
 static int table_grow(Retro *r) {
   XRecord *old = r->tab;
   uint64_t oc = r->cap, records = r->records;
+  if (r->opt.table_limit && 3 * oc * sizeof *old > r->opt.table_limit) {
+    r->over_limit = true;
+    return TS_ERR_NOMEM;
+  }
   if (table_alloc(r, oc * 2)) {
     r->tab = old;
     r->cap = oc;
@@ -244,6 +248,19 @@ static int table_grow(Retro *r) {
     }
   r->records = records;
   free(old);
+  return TS_OK;
+}
+
+int retro_table_put_record(Retro *r, const XRecord *x) {
+  if ((r->records + 1) * 10 > r->cap * 6) {
+    int rc = table_grow(r);
+    if (rc) return rc;
+  }
+  uint64_t mask = r->cap - 1, i = key_hash(x->core) & mask;
+  while (r->tab[i].core) i = (i + 1) & mask;
+  r->tab[i] = *x;
+  r->records++;
+  r->used += (uint64_t)__builtin_popcountll(x->lo) + (uint64_t)__builtin_popcountll(x->hi & 0x1ffffu);
   return TS_OK;
 }
 
@@ -275,6 +292,8 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
   if (r->opt.max_moves <= 0) r->opt.max_moves = 31;
   if (r->opt.max_moves > RETRO_MAX_LEN) r->opt.max_moves = RETRO_MAX_LEN;
   r->ranging = m->count[LANCE] || m->count[BISHOP] || m->count[ROOK];
+  r->nranks = 1;
+  r->king_step = 1;
   if (table_alloc(r, 1 << 16)) {
     retro_free(r);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
@@ -299,13 +318,24 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
 
 void retro_free(Retro *r) {
   if (!r) return;
-  free(r->tab);
+  if (r->tab_release)
+    r->tab_release(r);
+  else
+    free(r->tab);
+  free(r->mates_out);
   for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
   free(r->solvers);
   free(r);
 }
 
 const RetroStats *retro_stats(const Retro *r) { return &r->stats; }
+
+size_t retro_spill_cap(const Retro *r, size_t elem) {
+  if (!r->opt.list_mem || !r->opt.spill_prefix) return 0;
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  size_t cap = (size_t)(r->opt.list_mem / (uint64_t)nt / elem);
+  return cap < 4096 ? 4096 : cap;
+}
 
 uint64_t retro_now_ms(void) {
   struct timespec ts;

@@ -20,7 +20,8 @@ static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
-    "                       [--solver-hash MB] [--store all|complete|minimal]\n"
+    "                       [--solver-hash MB] [--store all|complete|minimal] [--mpi]\n"
+    "                       [--mem MB]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -71,7 +72,20 @@ static const char ENUM_HELP[] =
     "                      in the database either way: `query --count` answers for\n"
     "                      all of them; listings, export and verify see the stored\n"
     "                      ones. Advisable beyond some 50 million problems (G4S1:\n"
-    "                      295 million, 19 GB with all, 144 million complete)\n";
+    "                      295 million, 19 GB with all, 144 million complete)\n"
+    "  --mpi               a distributed run, under mpirun (builds with MPI only):\n"
+    "                      `mpirun -np N tsume enumerate --mpi --pieces G2S2 --db PATH`.\n"
+    "                      The table is split over the ranks for the mates and layers;\n"
+    "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
+    "                      PATH (the same database as one process): the shards must\n"
+    "                      be on a folder every rank sees. --threads is per rank.\n"
+    "                      Not for materials with R, B or L\n"
+    "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
+    "                      table of positions stops with a clear error (exit 3) rather\n"
+    "                      than grow past 7/8 of it; the positions a phase gathers\n"
+    "                      before inserting them keep 1/8 in memory and spill the rest\n"
+    "                      to unlinked files beside PATH; the sort of the records gets\n"
+    "                      what the table leaves (at most --sort-mem) and spills too\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -218,16 +232,33 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
     printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
            (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
   if (bs->runs) printf("\nsort: %d runs, %.1f MB spilled and merged", bs->runs, bs->run_bytes / 1048576.0);
+  if (st->spilled_bytes)
+    printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
+           st->spilled_bytes / 1048576.0);
   printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
          ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
 }
 
-static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
-  const char *spec = NULL, *path = NULL;
-  uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = RETRO_SOLVER_HASH_MB;
-  uint64_t threads = (uint64_t)cli_default_threads();
-  bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
-  int store = STORE_ALL;
+typedef struct {
+  const char *spec, *path;
+  uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
+  bool resume, stats, strict, strict_alt, force, mpi;
+  int store;
+  Material mat;
+  TsDbMeta meta;
+} EnumOpts;
+
+/* -1 when the options are good, else the exit status (help printed: 0). */
+static int parse_options(int argc, char **argv, EnumOpts *o) {
+  memset(o, 0, sizeof *o);
+  o->max_moves = 31;
+  o->batch = 20000;
+  o->sort_mb = 1024;
+  o->solver_mb = RETRO_SOLVER_HASH_MB;
+  o->threads = (uint64_t)cli_default_threads();
+  o->store = STORE_ALL;
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+  o->mem_mb = pages > 0 && psize > 0 ? ((uint64_t)pages * (uint64_t)psize >> 20) / 2 : 4096;
   static const struct option LONG[] = {
       {"help", no_argument, NULL, 'h'},           {"pieces", required_argument, NULL, 'p'},
       {"db", required_argument, NULL, 'd'},       {"max-moves", required_argument, NULL, 'm'},
@@ -236,72 +267,90 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
       {"resume", no_argument, NULL, 'r'},         {"stats", no_argument, NULL, 'S'},
       {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
       {"strict-alternatives", no_argument, NULL, 'A'}, {"store", required_argument, NULL, 'T'},
+      {"mpi", no_argument, NULL, 'M'},            {"mem", required_argument, NULL, 'G'},
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(ENUM_HELP, stdout); return 0;
-    case 'p': spec = optarg; break;
-    case 'd': path = optarg; break;
+    case 'p': o->spec = optarg; break;
+    case 'd': o->path = optarg; break;
     case 'm':
-      if (!cli_parse_u64(optarg, &max_moves) || max_moves < 1 || max_moves > RETRO_MAX_LEN)
+      if (!cli_parse_u64(optarg, &o->max_moves) || o->max_moves < 1 || o->max_moves > RETRO_MAX_LEN)
         return cli_usage_error("enumerate", "--max-moves needs a number from 1 to %d", RETRO_MAX_LEN);
       break;
     case 't':
-      if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > 256)
+      if (!cli_parse_u64(optarg, &o->threads) || o->threads < 1 || o->threads > 256)
         return cli_usage_error("enumerate", "--threads needs a number from 1 to 256");
       break;
     case 'b':
-      if (!cli_parse_u64(optarg, &batch) || batch < 1 || batch > 1000000)
+      if (!cli_parse_u64(optarg, &o->batch) || o->batch < 1 || o->batch > 1000000)
         return cli_usage_error("enumerate", "--batch needs a number from 1 to 1000000");
       break;
     case 'H':
-      if (!cli_parse_u64(optarg, &solver_mb) || solver_mb < 1 || solver_mb > 65536)
+      if (!cli_parse_u64(optarg, &o->solver_mb) || o->solver_mb < 1 || o->solver_mb > 65536)
         return cli_usage_error("enumerate", "--solver-hash needs a number of megabytes from 1 to 65536");
       break;
     case 's':
-      if (!cli_parse_u64(optarg, &sort_mb) || sort_mb < 1 || sort_mb > ((uint64_t)1 << 20))
+      if (!cli_parse_u64(optarg, &o->sort_mb) || o->sort_mb < 1 || o->sort_mb > ((uint64_t)1 << 20))
         return cli_usage_error("enumerate", "--sort-mem needs a number of megabytes from 1 to 1048576");
       break;
-    case 'r': resume = true; break;
-    case 'S': stats = true; break;
-    case 'f': force = true; break;
-    case 'L': strict = true; break;
-    case 'A': strict_alt = true; break;
+    case 'r': o->resume = true; break;
+    case 'S': o->stats = true; break;
+    case 'f': o->force = true; break;
+    case 'L': o->strict = true; break;
+    case 'A': o->strict_alt = true; break;
     case 'T':
-      for (store = STORE_MINIMAL; store >= 0 && strcmp(optarg, STORE_NAMES[store]); store--) continue;
-      if (store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
+      for (o->store = STORE_MINIMAL; o->store >= 0 && strcmp(optarg, STORE_NAMES[o->store]); o->store--) continue;
+      if (o->store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
+      break;
+    case 'M': o->mpi = true; break;
+    case 'G':
+      if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 1 || o->mem_mb > ((uint64_t)1 << 30))
+        return cli_usage_error("enumerate", "--mem needs a number of megabytes from 1 to 1073741824");
       break;
     default: return cli_getopt_error("enumerate", c, argv);
     }
   }
   if (optind < argc) return cli_usage_error("enumerate", "unexpected argument '%s'", argv[optind]);
-  if (resume && force)
+  if (o->resume && o->force)
     return cli_usage_error("enumerate", "--resume and --force contradict each other: continue the database or replace it");
-  if (!spec) return cli_usage_error("enumerate", "missing --pieces SPEC");
-  if (!path) return cli_usage_error("enumerate", "missing --db PATH");
-  Material mat;
+  if (!o->spec) return cli_usage_error("enumerate", "missing --pieces SPEC");
+  if (!o->path) return cli_usage_error("enumerate", "missing --db PATH");
+#ifndef TSUME_HAVE_MPI
+  if (o->mpi) return cli_usage_error("enumerate", "--mpi: this tsume was built without MPI (install libopenmpi-dev and build again)");
+#endif
   TsError err;
-  int rc = material_parse(spec, &mat, &err);
-  if (rc) return cli_fail("enumerate", &err);
-  /* before --force removes anything: a second writer stops here (exit 3) */
-  if ((rc = tsdb_writer_lock(path, lockp, &err))) return cli_fail("enumerate", &err);
+  if (material_parse(o->spec, &o->mat, &err)) return cli_fail("enumerate", &err);
+  snprintf(o->meta.material, sizeof o->meta.material, "%s", o->spec);
+  o->meta.rule_options = (o->strict ? RULE_STRICT_LAST : 0) | (o->strict_alt ? RULE_STRICT_ALT : 0) |
+                         ((uint32_t)o->max_moves << 8) | ((uint32_t)o->store << RULE_STORE_SHIFT);
+  return -1;
+}
 
-  TsDbMeta meta;
-  memset(&meta, 0, sizeof meta);
-  snprintf(meta.material, sizeof meta.material, "%s", spec);
-  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | (strict_alt ? RULE_STRICT_ALT : 0) | ((uint32_t)max_moves << 8) |
-                      ((uint32_t)store << RULE_STORE_SHIFT);
+/*
+ * Takes the writer lock of path (before --force removes anything: a second
+ * writer stops here, exit 3), applies --force / --resume and opens the
+ * database; replace: any old file goes (the MPI shards). 0 or the exit status.
+ */
+static int open_target(const EnumOpts *o, const char *path, bool replace, TsDbWriterLock **lockp, TsDb **db) {
+  TsError err;
+  if (tsdb_writer_lock(path, lockp, &err)) return cli_fail("enumerate", &err);
   bool exists = access(path, F_OK) == 0;
-  if (exists && force && !resume) {
+  char lock[4096];
+  snprintf(lock, sizeof lock, "%s-lock", path);
+  if (exists && replace) {
+    unlink(path);
+    unlink(lock);
+    exists = false;
+  }
+  if (exists && o->force && !o->resume) {
     TsDb *old;
     TsError oerr;
     /* only a database of ours is replaced */
     if (tsdb_open(path, TSDB_RDONLY, NULL, &old, &oerr) != TS_OK) return cli_fail("enumerate", &oerr);
     tsdb_close(old);
-    char lock[4096];
-    snprintf(lock, sizeof lock, "%s-lock", path);
     if (unlink(path) != 0) {
       cli_message("enumerate", "cannot remove %s: %s", path, strerror(errno));
       return 3;
@@ -309,104 +358,307 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
     unlink(lock);
     exists = false;
   }
-  if (exists && !resume) {
+  if (exists && !o->resume) {
     cli_message("enumerate", "%s already exists; use --resume to continue it, --force to replace it", path);
     return 2;
   }
+  if (tsdb_open(path, TSDB_CREATE | TSDB_NOSYNC, &o->meta, db, &err)) return cli_fail("enumerate", &err);
+  return 0;
+}
+
+/* The sort's memory: --sort-mem, or less when the table leaves less of --mem
+ * (64 MB kept for the rest; at least 16 MB). */
+static size_t sort_memory(const EnumOpts *o, const RetroStats *st) {
+  uint64_t mem = o->mem_mb << 20, want = o->sort_mb << 20, keep = st->table_bytes + ((uint64_t)64 << 20);
+  uint64_t room = mem > keep ? mem - keep : 0;
+  if (room < ((uint64_t)16 << 20)) room = (uint64_t)16 << 20;
+  return (size_t)(want < room ? want : room);
+}
+
+/* Classifies every problem of the material (each count of a range, smallest first) into w. */
+static int classify_into(Retro *r, const Material *mat, Sink *w) {
+  int count[HAND_PT_NB], rc = 0;
+  memcpy(count, mat->count, sizeof count);
+  PieceType rk = PT_NONE;
+  for (int t = PAWN; t <= GOLD; t++)
+    if (mat->min_count[t] != mat->count[t]) rk = (PieceType)t;
+  int lo = rk ? mat->min_count[rk] : 0, hi = rk ? mat->count[rk] : 0;
+  for (int c = lo; c <= hi && !rc; c++) {
+    if (rk) count[rk] = c;
+    rc = retro_foreach_problem(r, count, on_problem, w);
+  }
+  return rc;
+}
+
+static int sink_init(Sink *w, int store) {
+  memset(w, 0, sizeof *w);
+  w->need = store == STORE_ALL ? 0 : store == STORE_COMPLETE ? RETRO_F_COMPLETE : RETRO_F_COMPLETE | RETRO_F_MINIMAL;
+  w->counts = tsdb_counts_new();
+  return w->counts ? TS_OK : ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+}
+
+static void sink_free(Sink *w) {
+  tsdb_bulk_free(w->bulk);
+  tsdb_counts_free(w->counts);
+  w->bulk = NULL;
+  w->counts = NULL;
+}
+
+/* The first line and the per-length table of a finished run. */
+static void print_summary(const EnumOpts *o, const Sink *w) {
+  if (o->store == STORE_ALL)
+    printf("material %s: %llu problems stored in %s (max %d plies)\n", o->spec, (unsigned long long)w->seen, o->path,
+           (int)o->max_moves);
+  else
+    printf("material %s: %llu problems, %llu of them (--store %s) stored in %s (max %d plies)\n", o->spec,
+           (unsigned long long)w->seen, (unsigned long long)w->stored, STORE_NAMES[o->store], o->path,
+           (int)o->max_moves);
+  printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");
+  for (int len = 1; len <= RETRO_MAX_LEN; len++)
+    if (w->by_len[len][0])
+      printf("%6d %10llu %10llu %10llu %10llu %10llu\n", len, (unsigned long long)w->by_len[len][0],
+             (unsigned long long)w->by_len[len][1], (unsigned long long)w->by_len[len][2],
+             (unsigned long long)w->by_len[len][3], (unsigned long long)w->komaamari[len]);
+}
+
+static int report_anomalies(const RetroStats *st) {
+  if (!st->anomalies) return 0;
+  fprintf(stderr,
+          "tsume enumerate: %llu positions were valued out of layer order or cut short by a solver limit; "
+          "the counts may be wrong\n",
+          (unsigned long long)st->anomalies);
+  return 1;
+}
+
+static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   TsDb *db;
-  rc = tsdb_open(path, TSDB_CREATE | TSDB_NOSYNC, &meta, &db, &err);
-  if (rc) return cli_fail("enumerate", &err);
-  TsDbBulkOptions bo = {.mem_limit = (size_t)sort_mb << 20, .batch = (size_t)batch};
-  if (resume) {
+  int rc = open_target(o, o->path, false, lockp, &db);
+  if (rc) return rc;
+  TsError err;
+  TsDbBulkOptions bo = {.mem_limit = (size_t)o->sort_mb << 20, .batch = (size_t)o->batch};
+  if (o->resume) {
     if ((rc = tsdb_bulk_resume_point(db, &bo.skip, &err))) {
       tsdb_close(db);
       return cli_fail("enumerate", &err);
     }
     if (bo.skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)bo.skip);
   }
-
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
-  RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict,
-                      .strict_alternatives = strict_alt, .threads = (int)threads,
-                      .solver_hash_mb = (int)solver_mb, .progress = on_progress, .progress_ctx = &pr};
+  RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
+                      .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
+                      .solver_hash_mb = (int)o->solver_mb, .progress = on_progress, .progress_ctx = &pr,
+                      .table_limit = (o->mem_mb << 20) / 8 * 7, .list_mem = (o->mem_mb << 20) / 8,
+                      .spill_prefix = o->path};
   bo.progress = on_write_progress;
   bo.progress_ctx = &pr;
   Retro *r = NULL;
   Sink w;
-  memset(&w, 0, sizeof w);
-  w.need = store == STORE_ALL ? 0 : store == STORE_COMPLETE ? RETRO_F_COMPLETE : RETRO_F_COMPLETE | RETRO_F_MINIMAL;
-  if (!(w.counts = tsdb_counts_new())) {
+  if (sink_init(&w, o->store)) {
     tsdb_close(db);
-    return cli_fail("enumerate", &(TsError){.code = TS_ERR_NOMEM, .msg = "out of memory"});
+    return cli_fail("enumerate", &w.err);
   }
   uint64_t t0 = cli_now_ms(), t1 = t0;
-  if (!(rc = retro_create(&mat, &ro, &r, &err)) && !(rc = retro_run(r, &err)))
-    rc = tsdb_bulk_create(db, path, &bo, &w.bulk, &err);
+  if (!(rc = retro_create(&o->mat, &ro, &r, &err)) && !(rc = retro_run(r, &err))) {
+    bo.mem_limit = sort_memory(o, retro_stats(r));
+    rc = tsdb_bulk_create(db, o->path, &bo, &w.bulk, &err);
+  }
   if (rc) {
     retro_free(r);
-    tsdb_counts_free(w.counts);
+    sink_free(&w);
     tsdb_close(db);
     return cli_fail("enumerate", &err);
   }
   t1 = cli_now_ms();
-  /* every count of a range, smallest first */
-  int count[HAND_PT_NB];
-  memcpy(count, mat.count, sizeof count);
-  PieceType rk = PT_NONE;
-  for (int t = PAWN; t <= GOLD; t++)
-    if (mat.min_count[t] != mat.count[t]) rk = (PieceType)t;
-  int lo = rk ? mat.min_count[rk] : 0, hi = rk ? mat.count[rk] : 0;
-  for (int c = lo; c <= hi && !rc; c++) {
-    if (rk) count[rk] = c;
-    rc = retro_foreach_problem(r, count, on_problem, &w);
-  }
+  rc = classify_into(r, &o->mat, &w);
   const RetroStats *st = retro_stats(r);
   pr.phase_t0 = cli_now_ms();
   if (!rc) rc = tsdb_bulk_finish(w.bulk, &w.err);
-  if (!rc) rc = tsdb_counts_store(db, w.counts, STORE_NAMES[store], &w.err);
+  if (!rc) rc = tsdb_counts_store(db, w.counts, STORE_NAMES[o->store], &w.err);
   /* written last, so a database that holds them is a finished one */
-  if (!rc) rc = store_generation(db, st, spec, (int)max_moves, &w.err);
+  if (!rc) rc = store_generation(db, st, o->spec, (int)o->max_moves, &w.err);
   if (!rc) rc = tsdb_sync(db, &w.err);
   uint64_t t2 = cli_now_ms();
   if (pr.tty) fprintf(stderr, "\n");
   if (rc) {
-    tsdb_bulk_free(w.bulk);
-    tsdb_counts_free(w.counts);
+    sink_free(&w);
     retro_free(r);
     tsdb_close(db);
     return cli_fail("enumerate", &w.err);
   }
-  if (store == STORE_ALL)
-    printf("material %s: %llu problems stored in %s (max %d plies)\n", spec, (unsigned long long)w.seen, path,
-           (int)max_moves);
-  else
-    printf("material %s: %llu problems, %llu of them (--store %s) stored in %s (max %d plies)\n", spec,
-           (unsigned long long)w.seen, (unsigned long long)w.stored, STORE_NAMES[store], path, (int)max_moves);
-  printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");
-  for (int len = 1; len <= RETRO_MAX_LEN; len++)
-    if (w.by_len[len][0])
-      printf("%6d %10llu %10llu %10llu %10llu %10llu\n", len, (unsigned long long)w.by_len[len][0],
-             (unsigned long long)w.by_len[len][1], (unsigned long long)w.by_len[len][2],
-             (unsigned long long)w.by_len[len][3], (unsigned long long)w.komaamari[len]);
-  if (stats) {
+  print_summary(o, &w);
+  if (o->stats) {
     TsDbBulkStats bs;
     tsdb_bulk_stats(w.bulk, &bs);
     print_stats(db, st, &bs, t0, t1, t2);
   }
-  rc = 0;
-  if (st->anomalies) {
-    fprintf(stderr,
-            "tsume enumerate: %llu positions were valued out of layer order or cut short by a solver limit; "
-            "the counts may be wrong\n",
-            (unsigned long long)st->anomalies);
-    rc = 1;
-  }
-  tsdb_bulk_free(w.bulk);
-  tsdb_counts_free(w.counts);
+  rc = report_anomalies(st);
+  sink_free(&w);
   retro_free(r);
   tsdb_close(db);
   return rc;
 }
+
+#ifdef TSUME_HAVE_MPI
+/* The per-length table of a run from its count table (the MPI mode, where the
+ * problems were counted by the ranks). */
+static void sink_from_counts(Sink *w, const TsDbCounts *c) {
+  memset(w->by_len, 0, sizeof w->by_len);
+  memset(w->komaamari, 0, sizeof w->komaamari);
+  w->seen = 0;
+  for (size_t i = 0; i < tsdb_counts_size(c); i++) {
+    TsDbCountRow row;
+    tsdb_counts_at(c, i, &row);
+    unsigned len = row.length <= RETRO_MAX_LEN ? row.length : RETRO_MAX_LEN;
+    w->seen += row.count;
+    w->by_len[len][0] += row.count;
+    if (row.flags & RETRO_F_COMPLETE) w->by_len[len][1] += row.count;
+    if ((row.flags & RETRO_F_COMPLETE) && (row.flags & RETRO_F_MINIMAL)) w->by_len[len][2] += row.count;
+    if (row.flags & RETRO_F_YOZUME) w->by_len[len][3] += row.count;
+    if (row.flags & RETRO_F_KOMAAMARI) w->komaamari[len] += row.count;
+  }
+}
+
+/* Rank 0: the shards (their records and count tables) into the database. */
+static int merge_shards(const EnumOpts *o, int nranks, Sink *w, TsError *err) {
+  for (int k = 0; k < nranks; k++) {
+    char shard[4096];
+    snprintf(shard, sizeof shard, "%s.shard-%d", o->path, k);
+    TsDb *sdb;
+    int rc = tsdb_open(shard, TSDB_RDONLY, NULL, &sdb, err);
+    if (rc) return rc;
+    uint64_t added = 0;
+    rc = tsdb_bulk_add_db(w->bulk, sdb, &added, err);
+    w->stored += added;
+    TsDbCounts *c = NULL;
+    char store[16];
+    if (!rc) rc = tsdb_counts_load(sdb, &c, store, sizeof store, err);
+    if (!rc) rc = tsdb_counts_merge(w->counts, c) ? ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory") : 0;
+    tsdb_counts_free(c);
+    tsdb_close(sdb);
+    if (rc) return rc;
+  }
+  return TS_OK;
+}
+
+/*
+ * enumerate --mpi, every rank: the mates and layers over the ranks
+ * (retro_run_distributed), each rank's problems into its shard PATH.shard-RANK
+ * (its own writer lock), then rank 0 merges the shards into PATH in key order
+ * and the shards are removed. The shards must be on a file system every rank
+ * and rank 0 see (one machine, or a shared folder on a cluster). A failure on
+ * any rank stops them all (exit 3).
+ */
+static int enumerate_mpi(const EnumOpts *o) {
+  int rank = 0, nranks = 1;
+  if (retro_mpi_init(NULL, NULL, &rank, &nranks)) {
+    cli_message("enumerate", "cannot start MPI");
+    return 3;
+  }
+  char shard[4096];
+  snprintf(shard, sizeof shard, "%s.shard-%d", o->path, rank);
+  TsDbWriterLock *lock = NULL, *slock = NULL;
+  TsDb *db = NULL, *sdb = NULL;
+  int st = 0;
+  if (rank == 0) st = open_target(o, o->path, false, &lock, &db);
+  if (!st) st = open_target(o, shard, true, &slock, &sdb);
+  if (!retro_mpi_all_ok(st == 0)) {
+    tsdb_close(sdb);
+    tsdb_close(db);
+    tsdb_writer_unlock(slock);
+    tsdb_writer_unlock(lock);
+    retro_mpi_finalize();
+    return st ? st : 3;
+  }
+  Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
+  RetroOptions ro = {.max_moves = (int)o->max_moves, .strict_last_move = o->strict,
+                      .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
+                      .solver_hash_mb = (int)o->solver_mb, .progress = rank == 0 ? on_progress : NULL,
+                      .progress_ctx = &pr, .table_limit = (o->mem_mb << 20) / 8 * 7,
+                      .list_mem = (o->mem_mb << 20) / 8, .spill_prefix = shard};
+  TsDbBulkOptions bo = {.mem_limit = (size_t)o->sort_mb << 20, .batch = (size_t)o->batch};
+  TsError err;
+  ts_error_clear(&err);
+  Retro *r = NULL;
+  Sink w;
+  uint64_t t0 = cli_now_ms(), t1 = t0, t2 = t0;
+  int rc = sink_init(&w, o->store);
+  if (rc) err = w.err;
+  if (!rc) rc = retro_create(&o->mat, &ro, &r, &err);
+  if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  rc = retro_run_distributed(r, &err);
+  if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  t1 = cli_now_ms();
+  /* this rank's problems into its shard */
+  bo.mem_limit = sort_memory(o, retro_stats(r));
+  rc = tsdb_bulk_create(sdb, shard, &bo, &w.bulk, &err);
+  if (!rc && (rc = classify_into(r, &o->mat, &w))) err = w.err;
+  if (!rc && (rc = tsdb_bulk_finish(w.bulk, &w.err))) err = w.err;
+  if (!rc && (rc = tsdb_counts_store(sdb, w.counts, STORE_NAMES[o->store], &err))) (void)0;
+  if (!rc) rc = tsdb_sync(sdb, &err);
+  tsdb_close(sdb);
+  sdb = NULL;
+  if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  /* rank 0: the shards into the database, in key order */
+  if (rank == 0) {
+    sink_free(&w);
+    rc = sink_init(&w, o->store);
+    if (!rc && o->resume) rc = tsdb_bulk_resume_point(db, &bo.skip, &err);
+    if (!rc && bo.skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)bo.skip);
+    bo.progress = on_write_progress;
+    bo.progress_ctx = &pr;
+    pr.phase_t0 = cli_now_ms();
+    if (!rc) rc = tsdb_bulk_create(db, o->path, &bo, &w.bulk, &err);
+    if (!rc) rc = merge_shards(o, nranks, &w, &err);
+    if (!rc && (rc = tsdb_bulk_finish(w.bulk, &w.err))) err = w.err;
+    if (!rc) rc = tsdb_counts_store(db, w.counts, STORE_NAMES[o->store], &err);
+    if (!rc) rc = store_generation(db, retro_stats(r), o->spec, (int)o->max_moves, &err);
+    if (!rc) rc = tsdb_sync(db, &err);
+    t2 = cli_now_ms();
+    if (pr.tty) fprintf(stderr, "\n");
+  }
+  if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  unlink(shard);
+  {
+    char slk[4096];
+    snprintf(slk, sizeof slk, "%s-lock", shard);
+    unlink(slk);
+  }
+  if (rank == 0) {
+    sink_from_counts(&w, w.counts);
+    print_summary(o, &w);
+    if (o->stats) {
+      TsDbBulkStats bs;
+      tsdb_bulk_stats(w.bulk, &bs);
+      print_stats(db, retro_stats(r), &bs, t0, t1, t2);
+      printf("mpi: %d ranks\n", nranks);
+    }
+    st = report_anomalies(retro_stats(r));
+  }
+  sink_free(&w);
+  retro_free(r);
+  tsdb_close(db);
+  tsdb_writer_unlock(slock);
+  tsdb_writer_unlock(lock);
+  retro_mpi_barrier();
+  retro_mpi_finalize();
+  return st;
+fail:
+  if (rc) {
+    char buf[1024];
+    ts_error_format(&err, buf, sizeof buf);
+    cli_message("enumerate", "rank %d: %s: %s", rank, ts_strerror(rc), buf);
+  }
+  st = rc ? ts_error_exit_status(rc) : 3;
+  sink_free(&w);
+  retro_free(r);
+  tsdb_close(sdb);
+  tsdb_close(db);
+  tsdb_writer_unlock(slock);
+  tsdb_writer_unlock(lock);
+  retro_mpi_finalize();
+  return st;
+}
+#endif
 
 /*
  * One writer per database: the writer lock (tsdb_lock.h) is taken once the
@@ -415,8 +667,14 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
  * instead of replacing the database under the first one. Readers do not take it.
  */
 int cmd_enumerate(int argc, char **argv) {
+  EnumOpts o;
+  int rc = parse_options(argc, argv, &o);
+  if (rc >= 0) return rc;
+#ifdef TSUME_HAVE_MPI
+  if (o.mpi) return enumerate_mpi(&o);
+#endif
   TsDbWriterLock *lock = NULL;
-  int rc = enumerate_main(argc, argv, &lock);
+  rc = enumerate_single(&o, &lock);
   tsdb_writer_unlock(lock);
   return rc;
 }

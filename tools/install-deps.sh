@@ -6,6 +6,8 @@ set -e
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 PKGS="build-essential cmake ninja-build pkg-config clang liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev"
+# MPI mode of enumerate (optional: without it the build leaves it out and its test is skipped)
+PKGS="$PKGS libopenmpi-dev openmpi-bin"
 # pictures: xmllint for the SVG test, CJK fonts for the diagrams, chromium for the book test
 PKGS="$PKGS libxml2-utils fonts-noto-cjk chromium"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"

@@ -1,0 +1,551 @@
+/*
+ * retro_mpi.c - the mates and the layers run over MPI ranks (built only when
+ * MPI is found at configure time).
+ *
+ * The table is partitioned by a hash of the record key (retro_owner): each
+ * rank holds the records it owns, and every position is sent to its owner.
+ * The mate phase splits the king squares over the ranks and sends each mate
+ * to its owner. A layer is run in rounds: each rank un-moves a batch of its
+ * frontier and the new positions go to their owners in one all-to-all
+ * exchange. An attacker layer's owner tests a position against its table
+ * (余詰め判定) and keeps it; a defender layer's owner asks, in a second
+ * all-to-all, the owners of every reply of a candidate for their values and
+ * an answer comes back in a third (不詰め判定 when one is unknown). Inserts
+ * wait for the end of the layer, as in the single-process run, and the
+ * per-value counts and the tests' figures are summed over the ranks, so the
+ * figures and the database are those of a single-process run.
+ *
+ * Classification still needs every record: after the last layer the ranks
+ * exchange their records and each machine holds the whole table once, in
+ * memory its ranks share; each rank classifies the problems it owns. So the
+ * layers' memory is divided by the ranks, the classification's by the ranks
+ * of a machine only. Materials with a ranging piece (whose defender
+ * positions the solver values) are not distributed.
+ */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "retro.h"
+#include "retro_internal.h"
+
+/* positions un-moved per rank and round before an exchange */
+#define DIST_BATCH ((uint64_t)1 << 18)
+
+typedef struct {
+  void *p;
+  uint64_t n, cap; /* elements */
+} Buf;
+
+typedef struct {
+  Retro *r;
+  int np;
+  MPI_Datatype key_type, rec_type; /* 16 and 32 bytes */
+  Buf *to;                         /* keys for each rank */
+  int *sc, *rc, *sd, *rd;          /* counts and displacements of an exchange */
+} Dist;
+
+static int buf_push(Buf *b, const void *x, size_t size) {
+  if (b->n == b->cap) {
+    uint64_t nc = b->cap ? b->cap * 2 : 4096;
+    void *np = realloc(b->p, nc * size);
+    if (!np) return TS_ERR_NOMEM;
+    b->p = np;
+    b->cap = nc;
+  }
+  memcpy((char *)b->p + b->n * size, x, size);
+  b->n++;
+  return TS_OK;
+}
+
+static int buf_reserve(Buf *b, uint64_t n, size_t size) {
+  if (n <= b->cap) return TS_OK;
+  void *np = realloc(b->p, n * size);
+  if (!np) return TS_ERR_NOMEM;
+  b->p = np;
+  b->cap = n;
+  return TS_OK;
+}
+
+/* Whether some rank failed (rc != TS_OK there): every rank must call it at
+ * the same point, so that all of them leave the collective steps together. */
+static bool agree_fail(int rc) {
+  int failed = rc != TS_OK, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any != 0;
+}
+
+/* Sends d->to[k] to rank k and receives into *in what every rank sent here
+ * (rank order); d->sc / d->rd keep the counts and displacements. */
+static int exchange_keys(Dist *d, Buf *packed, Buf *in) {
+  uint64_t total = 0;
+  for (int k = 0; k < d->np; k++) {
+    d->sc[k] = (int)d->to[k].n;
+    d->sd[k] = (int)total;
+    total += d->to[k].n;
+  }
+  if (agree_fail(buf_reserve(packed, total ? total : 1, sizeof(Key)))) return TS_ERR_NOMEM;
+  for (int k = 0; k < d->np; k++) {
+    if (d->to[k].n) memcpy((Key *)packed->p + d->sd[k], d->to[k].p, d->to[k].n * sizeof(Key));
+    d->to[k].n = 0;
+  }
+  MPI_Alltoall(d->sc, 1, MPI_INT, d->rc, 1, MPI_INT, MPI_COMM_WORLD);
+  uint64_t rtotal = 0;
+  for (int k = 0; k < d->np; k++) {
+    d->rd[k] = (int)rtotal;
+    rtotal += (uint64_t)d->rc[k];
+  }
+  if (agree_fail(buf_reserve(in, rtotal ? rtotal : 1, sizeof(Key)))) return TS_ERR_NOMEM;
+  in->n = rtotal;
+  MPI_Alltoallv(packed->p, d->sc, d->sd, d->key_type, in->p, d->rc, d->rd, d->key_type, MPI_COMM_WORLD);
+  return TS_OK;
+}
+
+static int key_cmp(const void *a, const void *b) {
+  Key x = *(const Key *)a, y = *(const Key *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Any rank still has work: every rank must call it the same number of times. */
+static bool any_rank(bool mine) {
+  int m = mine, all = 0;
+  MPI_Allreduce(&m, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return all != 0;
+}
+
+static uint64_t sum_ranks(uint64_t x) {
+  uint64_t s = 0;
+  MPI_Allreduce(&x, &s, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* The mates: the king squares split over the ranks, each mate sent to its owner. */
+static int dist_mates(Dist *d, Buf *packed, Buf *in, TsError *err) {
+  Retro *r = d->r;
+  r->king_first = r->rank;
+  r->king_step = r->nranks;
+  r->mates_collect = true;
+  int rc = retro_mates_run(r, err);
+  r->mates_collect = false;
+  uint64_t found = 0, at = 0;
+  bool more = true, failed = false;
+  while (!(failed = agree_fail(rc)) && any_rank(more)) {
+    for (uint64_t sent = 0; !rc && at < r->nmates_out && sent < DIST_BATCH; at++, sent++) {
+      Square sq;
+      Key c = retro_xkey_split(r->mates_out[at], &sq);
+      rc = buf_push(&d->to[retro_owner(c, d->np)], &r->mates_out[at], sizeof(Key));
+    }
+    more = at < r->nmates_out;
+    if (agree_fail(rc) || (rc = exchange_keys(d, packed, in))) {
+      if (!rc) rc = TS_ERR_NOMEM;
+      break;
+    }
+    for (uint64_t i = 0; i < in->n && !rc; i++) {
+      int ins = retro_table_insert(r, ((Key *)in->p)[i], 0);
+      if (ins < 0) rc = -ins;
+      else if (ins) found++;
+    }
+  }
+  if (failed && !rc) rc = TS_ERR_NOMEM; /* another rank failed */
+  free(r->mates_out);
+  r->mates_out = NULL;
+  r->nmates_out = r->cap_mates_out = 0;
+  r->stats.mates = sum_ranks(found);
+  r->stats.defender_by_len[0] = r->stats.mates;
+  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
+  return TS_OK;
+}
+
+/* Un-moves from the frontier record at `slot` into the owners' buffers;
+ * returns the number of positions made. */
+static uint64_t unmove_record(Dist *d, const XRecord *rec, bool defender, unsigned kinds, UnMoveList *ul, int *rc) {
+  Retro *r = d->r;
+  Square sqs[SQ_NB];
+  int ns = retro_xr_squares(rec, sqs);
+  uint64_t made = 0;
+  for (int s = 0; s < ns && !*rc; s++) {
+    Position x;
+    retro_key_decode(retro_xkey_join(rec->core, sqs[s]), &x);
+    if (!defender)
+      retro_generate(&x, ul);
+    else
+      retro_generate_kinds(&x, ul, kinds);
+    for (int j = 0; j < ul->size && !*rc; j++) {
+      const Position *q = &ul->prev[j];
+      if (defender && (!q->checkers || (ul->u[j].captured && !retro_within_material(r, q)))) continue;
+      Key k;
+      Square sq;
+      Key c = retro_pos_split(q, &k, &sq);
+      *rc = buf_push(&d->to[retro_owner(c, d->np)], &k, sizeof k);
+      made++;
+    }
+  }
+  return made;
+}
+
+/* A defender layer's candidates (in->p, every rank's, sorted here): each
+ * distinct one not in the table asks the owners of its replies for their
+ * values; those all known make it a new position of value 1 + the longest,
+ * one unknown counts a 不詰め判定 per time the candidate was made. */
+static int defender_round(Dist *d, Buf *in, Buf *packed, Buf *req, Buf *cand, Buf *dests, Buf *vals, Buf *outs,
+                          uint64_t *hits) {
+  Retro *r = d->r;
+  Key *ks = in->p;
+  qsort(ks, in->n, sizeof *ks, key_cmp);
+  cand->n = dests->n = 0;
+  int rc = TS_OK;
+  /* candidate: key, times made, replies asked of other ranks, the longest reply known here */
+  typedef struct {
+    Key k;
+    uint32_t times;
+    int32_t nrep;
+    int32_t best;
+  } Cand;
+  for (uint64_t i = 0; i < in->n && !rc;) {
+    uint64_t j = i;
+    while (j < in->n && ks[j] == ks[i]) j++;
+    Cand c = {ks[i], (uint32_t)(j - i), 0, -1};
+    i = j;
+    Square sq;
+    Key core = retro_xkey_split(c.k, &sq);
+    if (table_get_split(r, core, sq) >= 0) continue;
+    Position q;
+    retro_key_decode(c.k, &q);
+    MoveList l;
+    movegen_legal(&q, &l);
+    /* the replies this rank owns first: one unknown settles it without asking */
+    Key pk[MAX_MOVES];
+    uint16_t pd[MAX_MOVES];
+    bool unknown = false;
+    for (int m = 0; m < l.size && !unknown; m++) {
+      Position p = q;
+      Undo u;
+      pos_do_move(&p, l.moves[m], &u);
+      Square psq;
+      Key pc = retro_pos_split(&p, &pk[m], &psq);
+      pd[m] = (uint16_t)retro_owner(pc, d->np);
+      if (pd[m] != r->rank) continue;
+      int v = table_get_split(r, pc, psq);
+      if (v < 0) unknown = true;
+      else if (v > c.best) c.best = v;
+    }
+    if (unknown) {
+      *hits += c.times;
+      continue;
+    }
+    for (int m = 0; m < l.size && !rc; m++) {
+      if (pd[m] == r->rank) continue;
+      rc = buf_push(&d->to[pd[m]], &pk[m], sizeof pk[m]);
+      if (!rc) rc = buf_push(dests, &pd[m], sizeof pd[m]);
+      c.nrep++;
+    }
+    if (!rc) rc = buf_push(cand, &c, sizeof c);
+  }
+  /* every rank takes part in both exchanges, whatever its own work */
+  if (agree_fail(rc)) return rc ? rc : TS_ERR_NOMEM;
+  if ((rc = exchange_keys(d, packed, req))) return rc;
+  /* the answers: each request's value here (-1: not in the table) */
+  if (agree_fail(buf_reserve(vals, req->n ? req->n : 1, sizeof(int16_t)))) return TS_ERR_NOMEM;
+  int16_t *ans = vals->p;
+  for (uint64_t i = 0; i < req->n; i++) {
+    Square sq;
+    Key core = retro_xkey_split(((Key *)req->p)[i], &sq);
+    ans[i] = (int16_t)table_get_split(r, core, sq);
+  }
+  /* back to the askers: what came from rank k (rc[k] at rd[k]) goes back to k */
+  int *back_c = malloc((size_t)d->np * sizeof *back_c), *back_d = malloc((size_t)d->np * sizeof *back_d);
+  Buf got = {0};
+  uint64_t asked = 0;
+  for (int k = 0; k < d->np; k++) asked += (uint64_t)d->sc[k];
+  if (agree_fail(!back_c || !back_d || buf_reserve(&got, asked ? asked : 1, sizeof(int16_t)))) {
+    free(back_c);
+    free(back_d);
+    free(got.p);
+    return TS_ERR_NOMEM;
+  }
+  for (int k = 0; k < d->np; k++) {
+    back_c[k] = d->sc[k];
+    back_d[k] = d->sd[k];
+  }
+  MPI_Alltoallv(ans, d->rc, d->rd, MPI_INT16_T, got.p, back_c, back_d, MPI_INT16_T, MPI_COMM_WORLD);
+  /* the answers to this rank's requests, per owner, in the order they were asked */
+  const int16_t *v = got.p;
+  const uint16_t *dst = dests->p;
+  uint64_t di = 0;
+  for (int k = 0; k < d->np; k++) back_c[k] = 0;
+  const Cand *cs = cand->p;
+  for (uint64_t i = 0; i < cand->n && !rc; i++) {
+    int best = cs[i].best;
+    bool unknown = false;
+    for (int32_t m = 0; m < cs[i].nrep; m++) {
+      uint16_t k = dst[di++];
+      int x = v[back_d[k] + back_c[k]++];
+      if (x < 0) unknown = true;
+      else if (x > best) best = x;
+    }
+    if (unknown) {
+      *hits += cs[i].times;
+      continue;
+    }
+    KeyVal kv = {cs[i].k, (uint16_t)(best + 1)};
+    rc = buf_push(outs, &kv, sizeof kv);
+  }
+  free(back_c);
+  free(back_d);
+  free(got.p);
+  return rc;
+}
+
+/* One layer over the ranks: the new positions of layer n from the frontier (layer n-1). */
+static int dist_phase(Dist *d, int n, bool defender, unsigned kinds, Buf *packed, Buf *in, TsError *err) {
+  Retro *r = d->r;
+  UnMoveList ul;
+  ul.prev = malloc(MAX_UNMOVES * sizeof *ul.prev);
+  Buf req = {0}, cand = {0}, dests = {0}, vals = {0}, outs = {0};
+  int rc = ul.prev ? TS_OK : TS_ERR_NOMEM;
+  uint64_t slot = 0, hits = 0;
+  bool more = true;
+  while (any_rank(more)) {
+    uint64_t made = 0;
+    for (; slot < r->cap && made < DIST_BATCH && !rc; slot++) {
+      const XRecord *rec = &r->tab[slot];
+      if (!rec->core || key_side(rec->core) == (int)defender || xr_value(rec) != n - 1) continue;
+      made += unmove_record(d, rec, defender, kinds, &ul, &rc);
+    }
+    more = slot < r->cap;
+    if (agree_fail(rc) || (rc = exchange_keys(d, packed, in))) {
+      if (!rc) rc = TS_ERR_NOMEM;
+      break;
+    }
+    if (!defender) {
+      for (uint64_t i = 0; i < in->n && !rc; i++) {
+        Key k = ((Key *)in->p)[i];
+        Square sq;
+        Key core = retro_xkey_split(k, &sq);
+        if (table_get_split(r, core, sq) >= 0) {
+          hits++;
+          continue;
+        }
+        KeyVal kv = {k, (uint16_t)n};
+        rc = buf_push(&outs, &kv, sizeof kv);
+      }
+    } else {
+      rc = defender_round(d, in, packed, &req, &cand, &dests, &vals, &outs, &hits);
+    }
+    retro_report(r, "layers", n, outs.n, slot, r->cap);
+    if (agree_fail(rc)) {
+      if (!rc) rc = TS_ERR_NOMEM;
+      break;
+    }
+  }
+  uint64_t used0 = r->used;
+  const KeyVal *o = outs.p;
+  for (uint64_t i = 0; i < outs.n && !rc; i++) rc = retro_record_value(r, o[i].k, o[i].v, n, NULL);
+  if (defender)
+    r->stats.fuzume_hits[n] = sum_ranks(hits);
+  else
+    r->stats.yozume_hits[n] = sum_ranks(hits + (outs.n - (r->used - used0)));
+  free(ul.prev);
+  free(req.p);
+  free(cand.p);
+  free(dests.p);
+  free(vals.p);
+  free(outs.p);
+  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d (rank %d)", n, r->rank);
+  return TS_OK;
+}
+
+/* The counts of positions by side and value over every rank. */
+static void global_counts(const Retro *r, uint64_t g[2][RETRO_MAX_LEN + 2]) {
+  MPI_Allreduce(r->count, g, 2 * (RETRO_MAX_LEN + 2), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static bool pending_after(uint64_t g[2][RETRO_MAX_LEN + 2], int n) {
+  for (int v = n + 1; v <= RETRO_MAX_LEN + 1; v++)
+    if (g[1][v]) return true;
+  return false;
+}
+
+static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
+  Retro *r = d->r;
+  unsigned kinds = 0;
+  for (int t = PAWN; t <= GOLD; t++)
+    if (r->mat.count[t]) kinds |= 1u << t;
+  uint64_t g[2][RETRO_MAX_LEN + 2];
+  for (int n = 1; n <= r->opt.max_moves; n += 2) {
+    int rc = dist_phase(d, n, false, kinds, packed, in, err);
+    if (rc) return rc;
+    global_counts(r, g);
+    r->stats.attacker_by_len[n] = g[0][n];
+    r->stats.last_layer = n;
+    if ((g[0][n] == 0 && !pending_after(g, n)) || n + 1 > r->opt.max_moves) break;
+    rc = dist_phase(d, n + 1, true, kinds, packed, in, err);
+    if (rc) return rc;
+    global_counts(r, g);
+    r->stats.defender_by_len[n + 1] = g[1][n + 1];
+    if (g[1][n + 1] == 0 && !pending_after(g, n + 1)) break;
+  }
+  return TS_OK;
+}
+
+/* The table held in memory shared by the ranks of one machine (MPI-3 shared
+ * window): released with the window. */
+typedef struct {
+  MPI_Win win;
+  MPI_Comm node;
+} SharedTable;
+
+static void release_shared(Retro *r) {
+  SharedTable *s = r->tab_owner;
+  MPI_Win_free(&s->win);
+  MPI_Comm_free(&s->node);
+  free(s);
+  r->tab = NULL;
+  r->tab_owner = NULL;
+  r->tab_release = NULL;
+}
+
+/*
+ * Every rank's records into one table per machine, for the classification:
+ * the ranks of a machine share it (an MPI-3 shared window, filled by the
+ * machine's first rank), so a machine holds the whole table once whatever
+ * its number of ranks. Each rank's share goes out to all in turn (broadcast).
+ */
+static int gather_table(Dist *d, TsError *err) {
+  Retro *r = d->r;
+  uint64_t mine = r->records, *all = calloc((size_t)d->np, sizeof *all);
+  XRecord *own = malloc((mine ? mine : 1) * sizeof *own);
+  SharedTable *sh = calloc(1, sizeof *sh);
+  int rc = (all && own && sh) ? TS_OK : TS_ERR_NOMEM;
+  if (agree_fail(rc)) {
+    free(all);
+    free(own);
+    free(sh);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory gathering the table");
+  }
+  uint64_t m = 0, total = 0;
+  for (uint64_t i = 0; i < r->cap; i++)
+    if (r->tab[i].core) own[m++] = r->tab[i];
+  MPI_Allgather(&m, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int k = 0; k < d->np; k++) total += all[k];
+  /* a capacity that takes every record without growing (retro_table_put_record's test) */
+  uint64_t cap = (uint64_t)1 << 16;
+  while (total * 10 > cap * 6) cap *= 2;
+  free(r->tab);
+  r->tab = NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &sh->node);
+  int nrank;
+  MPI_Comm_rank(sh->node, &nrank);
+  /* the window's base need not be 16-byte aligned (the keys are): 64 bytes more, and the
+   * first rank's padding to a 64-byte boundary (the same in every process, whose mappings
+   * start on a page) */
+  char *raw = NULL;
+  int mrc = MPI_Win_allocate_shared(nrank == 0 ? (MPI_Aint)(cap * sizeof(XRecord) + 64) : 0, 1, MPI_INFO_NULL,
+                                    sh->node, &raw, &sh->win);
+  if (agree_fail(mrc != MPI_SUCCESS)) {
+    MPI_Comm_free(&sh->node);
+    free(sh);
+    free(all);
+    free(own);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "cannot allocate the shared table of %llu MB",
+                        (unsigned long long)(cap * sizeof(XRecord) >> 20));
+  }
+  if (nrank != 0) {
+    MPI_Aint size;
+    int unit;
+    MPI_Win_shared_query(sh->win, 0, &size, &unit, &raw);
+  }
+  int pad = (int)((64 - (uintptr_t)raw % 64) % 64);
+  MPI_Bcast(&pad, 1, MPI_INT, 0, sh->node);
+  XRecord *base = (XRecord *)(void *)(raw + pad);
+  if (nrank == 0) memset(base, 0, cap * sizeof(XRecord));
+  r->tab = base;
+  r->cap = cap;
+  r->records = r->used = 0;
+  r->tab_owner = sh;
+  r->tab_release = release_shared;
+  /* one rank's records at a time, so only one other share is in flight */
+  XRecord *theirs = NULL;
+  for (int k = 0; k < d->np; k++) {
+    uint64_t nk = all[k];
+    XRecord *buf = k == r->rank ? own : (theirs = realloc(theirs, (nk ? nk : 1) * sizeof *theirs));
+    if (agree_fail(buf == NULL || rc)) {
+      rc = TS_ERR_NOMEM;
+      break;
+    }
+    MPI_Bcast(buf, (int)nk, d->rec_type, k, MPI_COMM_WORLD);
+    for (uint64_t i = 0; nrank == 0 && i < nk && !rc; i++) rc = retro_table_put_record(r, &buf[i]);
+  }
+  /* the first rank's stores are seen by the others after the barrier */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  MPI_Barrier(sh->node);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  free(theirs);
+  free(own);
+  free(all);
+  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory gathering the table (rank %d)", r->rank);
+  return TS_OK;
+}
+
+int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks) {
+  int provided;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return TS_ERR_IO;
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, nranks);
+  return TS_OK;
+}
+
+void retro_mpi_finalize(void) { MPI_Finalize(); }
+void retro_mpi_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+void retro_mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
+bool retro_mpi_all_ok(bool ok) { return !any_rank(!ok); }
+
+int retro_run_distributed(Retro *r, TsError *err) {
+  if (r->ranging)
+    return ts_error_set(err, TS_ERR_USAGE, "enumerate", 0, 0,
+                        "a distributed run takes a material without ranging pieces (R, B, L)");
+  Dist d = {.r = r};
+  MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r->nranks);
+  d.np = r->nranks;
+  d.to = calloc((size_t)d.np, sizeof *d.to);
+  d.sc = calloc((size_t)d.np * 4, sizeof *d.sc);
+  if (!d.to || !d.sc) {
+    free(d.to);
+    free(d.sc);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  d.rc = d.sc + d.np;
+  d.sd = d.rc + d.np;
+  d.rd = d.sd + d.np;
+  MPI_Type_contiguous((int)sizeof(Key), MPI_BYTE, &d.key_type);
+  MPI_Type_commit(&d.key_type);
+  MPI_Type_contiguous((int)sizeof(XRecord), MPI_BYTE, &d.rec_type);
+  MPI_Type_commit(&d.rec_type);
+  Buf packed = {0}, in = {0};
+  uint64_t t0 = retro_now_ms();
+  int rc = dist_mates(&d, &packed, &in, err);
+  uint64_t t1 = retro_now_ms();
+  r->stats.ms_mates = t1 - t0;
+  if (!rc) rc = dist_layers(&d, &packed, &in, err);
+  r->stats.ms_layers = retro_now_ms() - t1;
+  r->stats.entries = sum_ranks(r->used);
+  r->stats.records = sum_ranks(r->records);
+  free(packed.p);
+  free(in.p);
+  for (int k = 0; k < d.np; k++) free(d.to[k].p);
+  if (!rc) rc = gather_table(&d, err);
+  r->stats.table_bytes = r->cap * sizeof(XRecord);
+  if (rc && r->over_limit)
+    rc = ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
+                      "rank %d: the table (%llu MB) cannot double within the memory ceiling of %llu MB (raise --mem, "
+                      "or add ranks on other machines)",
+                      r->rank, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
+                      (unsigned long long)(r->opt.table_limit >> 20));
+  MPI_Type_free(&d.key_type);
+  MPI_Type_free(&d.rec_type);
+  free(d.to);
+  free(d.sc);
+  return rc;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# enumerate --mpi over 1, 2 and 3 ranks on this machine gives the database of
+# a single-process run (md5 of query --json) and the same --stats figures; no
+# shard is left; a material with a ranging piece is refused; a run whose rank
+# is killed stops, and --resume then gives the same database.
+# Skipped (exit 77) when tsume was built without MPI or mpirun is missing.
+T="$1"
+HAVE_MPI="$2"
+if [ "$HAVE_MPI" != "ON" ] || ! command -v mpirun >/dev/null 2>&1; then
+  echo "skip: tsume built without MPI (libopenmpi-dev) or no mpirun"
+  exit 77
+fi
+. "$(dirname "$0")/testlib.sh"
+# Open MPI refuses root unless told; 3 ranks on fewer cores need --oversubscribe
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPIRUN="mpirun --oversubscribe"
+stable() { grep -v -E '^(time:|peak RSS|sort:|mpi:)|MB\)$' "$1" | sed 's/ in [^ ]*\.mdb / in DB /'; }
+MAT=G2P1
+"$T" enumerate --pieces $MAT --db "$tmp/one.mdb" --threads 1 --stats >"$tmp/one.out" 2>/dev/null || bad "single-process run"
+"$T" query --db "$tmp/one.mdb" --json >"$tmp/one.json"
+ref=$(md5sum <"$tmp/one.json" | cut -c1-32)
+stable "$tmp/one.out" >"$tmp/one.stable"
+for np in 1 2 3; do
+  if timeout 300 $MPIRUN -np $np "$T" enumerate --mpi --pieces $MAT --db "$tmp/m$np.mdb" --threads 1 --stats \
+    >"$tmp/m$np.out" 2>"$tmp/m$np.err"; then
+    got=$("$T" query --db "$tmp/m$np.mdb" --json | md5sum | cut -c1-32)
+    [ "$got" = "$ref" ] && ok "$np ranks: the same database ($got)" || bad "$np ranks: md5 $got, single-process $ref"
+    stable "$tmp/m$np.out" | cmp -s - "$tmp/one.stable" && ok "$np ranks: the same per-length and per-layer figures" ||
+      bad "$np ranks: figures differ: $(stable "$tmp/m$np.out" | diff - "$tmp/one.stable" | head -5)"
+    grep -q "^mpi: $np ranks" "$tmp/m$np.out" && ok "$np ranks: --stats names them" || bad "$np ranks: no mpi line"
+  else
+    bad "$np ranks: mpirun failed: $(tail -3 "$tmp/m$np.err")"
+  fi
+done
+[ -z "$(ls "$tmp" | grep 'shard')" ] && ok "no shard left" || bad "shards left: $(ls "$tmp" | grep shard)"
+"$T" query --db "$tmp/m2.mdb" --count >"$tmp/c2" && "$T" query --db "$tmp/one.mdb" --count | cmp -s - "$tmp/c2" &&
+  ok "query --count equal" || bad "query --count differs"
+# --store complete over the ranks
+timeout 300 $MPIRUN -np 2 "$T" enumerate --mpi --pieces $MAT --db "$tmp/mc.mdb" --threads 1 --store complete >/dev/null 2>&1 ||
+  bad "--store complete over 2 ranks failed"
+"$T" query --db "$tmp/mc.mdb" --json >"$tmp/mc.json"
+"$T" query --db "$tmp/one.mdb" --complete --json >"$tmp/one-c.json"
+"$T" query --db "$tmp/mc.mdb" --count | cmp -s - "$tmp/c2" && cmp -s "$tmp/mc.json" "$tmp/one-c.json" &&
+  ok "--store complete over 2 ranks: the counts of all, the complete works stored" || bad "--store complete over 2 ranks differs"
+# ranging pieces are not distributed: a clear message, exit 2, on every rank
+timeout 120 $MPIRUN -np 2 "$T" enumerate --mpi --pieces R1G1 --db "$tmp/r.mdb" >/dev/null 2>"$tmp/r.err"; st=$?
+[ $st = 2 ] && grep -q "without ranging pieces" "$tmp/r.err" && ok "R1G1 refused (exit 2)" || bad "R1G1: exit $st: $(tail -2 "$tmp/r.err")"
+# an existing database is not replaced without --force
+timeout 120 $MPIRUN -np 2 "$T" enumerate --mpi --pieces $MAT --db "$tmp/m2.mdb" >/dev/null 2>"$tmp/e.err"; st=$?
+[ $st != 0 ] && grep -q "already exists" "$tmp/e.err" && ok "existing database kept (exit $st)" || bad "existing database: exit $st"
+# kill one rank at a random moment; the run stops, --resume completes it the same
+seed=7
+for trial in 1 2; do
+  rm -f "$tmp/k.mdb" "$tmp/k.mdb-lock"
+  $MPIRUN -np 2 "$T" enumerate --mpi --pieces S1N2 --db "$tmp/k.mdb" --threads 1 >/dev/null 2>&1 &
+  mp=$!
+  seed=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+  sleep "0.$(( 3 + seed % 6 ))"
+  victim=$(pgrep -f "enumerate --mpi --pieces S1N2 --db $tmp/k.mdb" | grep -v "^$mp$" | tail -1)
+  [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
+  wait $mp; st=$?
+  if [ $st = 0 ]; then ok "trial $trial: finished before the kill"; else ok "trial $trial: killed rank stopped the run (exit $st)"; fi
+  timeout 300 $MPIRUN -np 2 "$T" enumerate --mpi --pieces S1N2 --db "$tmp/k.mdb" --threads 1 --resume >/dev/null 2>"$tmp/k.err" ||
+    bad "trial $trial: resume failed: $(tail -2 "$tmp/k.err")"
+done
+"$T" enumerate --pieces S1N2 --db "$tmp/s.mdb" --threads 1 >/dev/null 2>&1 || bad "single-process S1N2"
+"$T" query --db "$tmp/s.mdb" --json >"$tmp/s.json"
+"$T" query --db "$tmp/k.mdb" --json | cmp -s - "$tmp/s.json" && ok "killed and resumed: the same S1N2 database" ||
+  bad "killed and resumed S1N2 differs"
+summary
