@@ -621,7 +621,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   R->cur.pos = *pos;
   pos_give_remaining(&R->cur.pos, R->def);
   if (pos_validate_problem(&R->cur.pos, "", &e)) {
-    snprintf(r->report.message, sizeof r->report.message, "%s", e.msg);
+    snprintf(r->report.message, sizeof r->report.message, "%.*s", (int)sizeof r->report.message - 1, e.msg);
     rc = TS_ERR_ILLEGAL;
     goto out;
   }
