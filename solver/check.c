@@ -150,7 +150,11 @@ static bool budget(Checker *c) {
     c->out_of_budget = true;
     return false;
   }
-  SolverOptions so = *solver_options(c->s);
+  /* every question with the solver's defaults (whatever another user of this
+   * solver set), the check's futile rule and the limits of this question */
+  SolverOptions so;
+  solver_options_default(&so);
+  so.hash_mb = solver_options(c->s)->hash_mb;
   so.max_nodes = c->call_limit;
   if (o->max_nodes && (!so.max_nodes || o->max_nodes - c->nodes < so.max_nodes)) so.max_nodes = o->max_nodes - c->nodes;
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
