@@ -619,7 +619,7 @@ static int enumerate_mpi(const EnumOpts *o) {
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   unlink(shard);
   {
-    char slk[4096];
+    char slk[sizeof shard + 8];
     snprintf(slk, sizeof slk, "%s-lock", shard);
     unlink(slk);
   }
