@@ -175,8 +175,10 @@ static int read_db(DbWork **out) {
     *strchr(s, '"') = 0;
     l += 8;
     char moves[1024] = "";
-    for (char *q = l; *q && *q != ']'; q++)
-      if (*q != '"') strncat(moves, *q == ',' ? " " : (char[]){*q, 0}, 1);
+    size_t nm = 0;
+    for (char *q = l; *q && *q != ']' && nm + 1 < sizeof moves; q++)
+      if (*q != '"') moves[nm++] = *q == ',' ? ' ' : *q;
+    moves[nm] = 0;
     Position p;
     load(s, &p);
     Move mv[64];
