@@ -633,6 +633,14 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   if ((rc = run_judge(R, &R->cur))) goto out;
   r->start = R->cur.pos;
   r->start_score = R->cur.sc;
+  /* nothing to improve from: the caller reports the diagram as bad input */
+  if (R->cur.sc.verdict == CHECK_NOMATE || R->cur.sc.verdict == CHECK_BAD_LINE) {
+    r->best = R->cur.pos;
+    r->best_score = R->cur.sc;
+    r->checks = R->checks;
+    r->stop_reason = "nomate";
+    goto out;
+  }
   R->best.sc.valid = false;
   R->best.sc.verdict = CHECK_UNKNOWN;
   run_notify(R, COMPOSE_STEP_START, &R->cur, false);

@@ -111,7 +111,7 @@ typedef struct {
   CheckReport report;      /* the checker's report of best (owned; compose_result_free) */
   uint64_t iterations, checks, accepted;
   uint64_t time_ms;
-  const char *stop_reason; /* "stall", "iterations", "time", "stop" */
+  const char *stop_reason; /* "stall", "iterations", "time", "stop", "nomate" */
 } ComposeResult;
 
 /*
@@ -119,8 +119,8 @@ typedef struct {
  * caller's; one per thread). Returns TS_OK with *r filled (free it with
  * compose_result_free), TS_ERR_ILLEGAL when pos is not a problem position or
  * the keep line is not a mating line from it (r->report.message says why),
- * TS_ERR_NOMEM. A diagram without a mate is a valid start (its score is not
- * valid); the run then looks for one by the same steps.
+ * TS_ERR_NOMEM. A diagram without a mate (verdict NOMATE) is judged and
+ * returned at once (stop_reason "nomate"): there is no line to improve from.
  */
 int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, ComposeResult *r);
 void compose_result_free(ComposeResult *r);

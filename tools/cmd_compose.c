@@ -621,9 +621,6 @@ int cmd_compose(int argc, char **argv) {
     goto out;
   }
   ComposeResult *r = &ws[best].res;
-  if (!r->start_score.valid && r->start_score.verdict == CHECK_NOMATE && !r->best_score.valid) {
-    cli_message("compose", "the diagram has no mate (and none was made)");
-  }
   if (!r->start_score.valid && (r->start_score.verdict == CHECK_NOMATE || r->start_score.verdict == CHECK_BAD_LINE)) {
     cli_message("compose", "%s", r->start_score.verdict == CHECK_NOMATE ? "the diagram has no mate"
                                                                        : "the line to keep is not a mating line");
