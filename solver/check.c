@@ -22,11 +22,14 @@
 #include <string.h>
 
 #include "movegen.h"
+#include "sfen.h"
 #include "search.h"
 #include "solver_value.h"
 
 /* Bound of the "is there any mate at all" question for a defence that outlasts the line. */
 #define CHECK_ANY_MATE 4001
+/* Questions costing at least this many nodes are written to the trace. */
+#define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
 #define CHECK_REJOIN_BUDGET 20000
 
@@ -41,6 +44,7 @@ struct Checker {
   Position *main;
   int main_cap;
   Move *scratch;
+  Move *path; /* the line found by empty_hand_line */
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
@@ -72,7 +76,8 @@ Checker *check_create(const CheckOptions *o) {
   c->s = solver_create(&so);
   c->scratch_cap = 8192;
   c->scratch = malloc((size_t)c->scratch_cap * sizeof *c->scratch);
-  if (!c->s || !c->scratch) {
+  c->path = malloc((size_t)c->scratch_cap * sizeof *c->path);
+  if (!c->s || !c->scratch || !c->path) {
     check_free(c);
     return NULL;
   }
@@ -84,6 +89,7 @@ void check_free(Checker *c) {
   solver_free(c->s);
   free(c->main);
   free(c->scratch);
+  free(c->path);
   free(c->flaw_q);
   free(c);
 }
@@ -231,10 +237,18 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
   f->tolerated = check_kind_tolerated(&c->opt, k);
   /* a one-move problem with two mating moves has no single answer */
   if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+  if (!f->tolerated && !r->first_flaw_nodes) {
+    r->first_flaw_nodes = c->nodes ? c->nodes : 1;
+    r->first_flaw_ms = solver_now_ms() - c->t0;
+  }
   return f;
 }
 
-/* Fills the alternative's line: alt, then the main line from q (value v). */
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass);
+
+/* Fills the alternative's line: alt, then the main line from q (value v), one that
+ * ends with the attacker's hand empty when there is one. */
 static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   if (!f) return;
   f->alt_length = v + 1;
@@ -242,12 +256,24 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   f->alt_line_len = 1;
   int n = line_from(c, q, v);
   if (n < 0) return;
+  const Move *moves = c->scratch;
   Position e = *q;
   for (int i = 0; i < n; i++) {
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
-    if (f->alt_line_len < CHECK_ALT_LINE_MAX) f->alt_line[f->alt_line_len++] = c->scratch[i];
+    pos_do_move(&e, moves[i], &u);
   }
+  if (!hand_empty(e.hand[c->att]) && n == v) {
+    c->rejoin_budget = CHECK_REJOIN_BUDGET;
+    if (empty_hand_line(c, q, v, 0) > 0 && v <= c->scratch_cap) {
+      moves = c->path;
+      e = *q;
+      for (int i = 0; i < n; i++) {
+        Undo u;
+        pos_do_move(&e, moves[i], &u);
+      }
+    }
+  }
+  for (int i = 0; i < n && f->alt_line_len < CHECK_ALT_LINE_MAX; i++) f->alt_line[f->alt_line_len++] = moves[i];
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
 
@@ -285,9 +311,58 @@ typedef struct {
   int npath;
 } Rejoin;
 
-/* From q at ply j (0-based, value n - j), along shortest checks and longest
- * defences: does some line reach main[j'] at ply j'? 2 with the same attacker
- * moves as the line (手順前後), 1 with others (迂回), 0 no, -1 out of budget. */
+/* Is p of exact value v (mated within v, not within v - 2)? 1 yes, 0 no, -1 out of budget. */
+static int exact_value(Checker *c, const Position *p, int v) {
+  int k1 = mated_within(c, p, v, NULL);
+  if (k1 <= 0) return k1;
+  int k3 = mated_within(c, p, v - 2, NULL);
+  return k3 < 0 ? -1 : !k3;
+}
+
+/* The main line's candidate moves at q (exact value R): the shortest checks, or
+ * the longest replies with futile drops left out, unless no other reply lasts
+ * R - 1 plies (then the futile drops that do are the longest). Returns the
+ * number written to out, or -1 when out of budget. */
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass) {
+  MoveList l;
+  bool attacker = q->side == c->att;
+  if (attacker)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
+  Move fut[MAX_MOVES];
+  int nfut = 0, n = 0;
+  if (futile_pass) *futile_pass = false;
+  for (int pass = 0; pass < 2 && n == 0 && R > 0; pass++) {
+    if (pass == 1 && futile_pass) *futile_pass = true;
+    int m = pass == 0 ? l.size : nfut;
+    for (int i = 0; i < m; i++) {
+      Move mv = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && distant && move_is_drop(mv)) {
+        int f = drop_futile(c, q, mv, R);
+        if (f < 0) return -1;
+        if (f) {
+          fut[nfut++] = mv;
+          continue;
+        }
+      }
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, mv, &u);
+      int k = exact_value(c, &p, R - 1);
+      if (k < 0) return -1;
+      if (k) out[n++] = mv;
+    }
+  }
+  return n;
+}
+
+/* From q at ply j (0-based, exact value n - j): does some main line of the
+ * alternative (shortest checks, longest defences, main_moves) reach the line's
+ * position main[j'] at its own ply j'? 2 when one does with the same attacker
+ * moves as the line (手順前後), else 1 when one does (迂回), 0 no, -1 out of
+ * budget before any was found. The enumerator classifies by the same rule. */
 static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
   if (j < rj->n && pos_equal(q, &c->main[j])) {
     uint16_t ref[CHECK_ALT_LINE_MAX * 2];
@@ -296,31 +371,25 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
     return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
   }
   if (j >= rj->n - 1) return 0;
-  int R = rj->n - j, unknown = 0;
-  MoveList l;
-  if (q->side == c->att)
-    movegen_checks(q, &l);
-  else
-    movegen_legal(q, &l);
-  for (int i = 0; i < l.size; i++) {
-    if (c->rejoin_budget-- <= 0) return -1;
+  if (c->rejoin_budget-- <= 0) return -1;
+  Move moves[MAX_MOVES];
+  int nm = main_moves(c, q, rj->n - j, moves, NULL);
+  if (nm < 0) return -1;
+  int best = 0;
+  bool unknown = false;
+  for (int i = 0; i < nm; i++) {
     Position p = *q;
     Undo u;
-    pos_do_move(&p, l.moves[i], &u);
-    int k1 = mated_within(c, &p, R - 1, NULL), k3 = k1 > 0 ? mated_within(c, &p, R - 3, NULL) : 0;
-    if (k1 < 0 || k3 < 0) {
-      unknown = 1;
-      continue;
-    }
-    if (k1 == 0 || k3 == 1) continue; /* not of exact value R - 1 */
+    pos_do_move(&p, moves[i], &u);
     bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
-    if (push) rj->path[rj->npath++] = move_compact(l.moves[i]);
+    if (push) rj->path[rj->npath++] = move_compact(moves[i]);
     int k = rejoins(c, rj, &p, j + 1);
     if (push) rj->npath--;
-    if (k > 0) return k;
-    if (k < 0) unknown = 1;
+    if (k < 0) unknown = true;
+    if (k > best) best = k;
+    if (best == 2) return 2;
   }
-  return unknown ? -1 : 0;
+  return best ? best : unknown ? -1 : 0;
 }
 
 /* One question of a check: an attacker alternative or a defender reply at a ply. */
@@ -346,6 +415,13 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   pos_do_move(&q, qu->alt, &u);
   int m = R - 1, k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
+  if (k == 0 && n == 1) {
+    /* a one-move problem needs a unique mate: another check mating at all is 余詰 */
+    int v = value(c, &q, CHECK_ANY_MATE);
+    if (v == SOLVER_VALUE_UNKNOWN) return 0;
+    if (v >= 0) flaw_alt_line(c, flaw_add(c, r, FLAW_YOZUME, p, qu->alt), &q, v);
+    return 1;
+  }
   if (k == 0) return 1;
   FlawKind kind;
   int v = R - 1;
@@ -374,26 +450,55 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
   return 1;
 }
 
-static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
-  int n = line_from(c, q, v);
-  *known = n >= 0;
-  if (n < 0) return false;
-  Position e = *q;
-  for (int i = 0; i < n; i++) {
+/* Does some line from q (exact value v) of shortest checks and longest
+ * defences (futile drops left out) end with the attacker's hand empty? This is
+ * 駒余り as the main-line rule sees it: the attacker takes a mate that uses his
+ * pieces, and among equally long defences the main line is one that leaves none.
+ * 1 yes, 0 no, -1 out of budget. */
+static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
+  Hand h = q->hand[c->att];
+  if (v == 0) return hand_empty(h);
+  if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
+  if (c->rejoin_budget-- <= 0) return -1;
+  Move moves[MAX_MOVES];
+  int nm = main_moves(c, q, v, moves, NULL);
+  if (nm < 0) return -1;
+  bool unknown = false;
+  for (int i = 0; i < nm; i++) {
+    Position p = *q;
     Undo u;
-    pos_do_move(&e, c->scratch[i], &u);
+    pos_do_move(&p, moves[i], &u);
+    int k = empty_hand_line(c, &p, v - 1, depth + 1);
+    if (k > 0) {
+      if (depth < c->scratch_cap) c->path[depth] = moves[i];
+      return 1;
+    }
+    if (k < 0) unknown = true;
   }
-  return !hand_empty(e.hand[c->att]);
+  return unknown ? -1 : 0;
+}
+
+static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
+  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  int k = empty_hand_line(c, q, v, 0);
+  *known = k >= 0;
+  return k == 0;
 }
 
 /* A defender reply. 1 answered (a flaw added when it is one), 0 out of budget. */
 static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
+  bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
   if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
     int f = drop_futile(c, at, qu->alt, R);
     if (f < 0) return 0;
-    if (f) return 1; /* a futile drop is not a defence */
+    if (f) {
+      /* a futile drop is not a defence, unless no other reply lasts R - 1 plies */
+      Move moves[MAX_MOVES];
+      if (main_moves(c, at, R, moves, &futile_defence) < 0) return 0;
+      if (!futile_defence) return 1;
+    }
   }
   Position q = *at;
   Undo u;
@@ -416,6 +521,8 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
       kind = FLAW_HENDOU;
     else
       return 1;                          /* 変同 at the second-last ply is no flaw */
+  } else if (futile_defence) {
+    return 1; /* a futile drop that lasts longer is still futile: not a defence */
   } else {
     /* no mate within the line's length: a longer one, or none */
     v = value(c, &q, CHECK_ANY_MATE);
@@ -472,7 +579,15 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (qs[i].done) continue;
       c->cur_q = i;
       int before = r->nflaws;
+      uint64_t n0 = c->nodes, t0 = solver_now_ms();
       int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
+      if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
+        char mv[8];
+        usi_move_write(qs[i].alt, mv);
+        fprintf(c->opt.trace, "check: pass %zu, ply %d, %s %s: %s, %llu nodes, %llu ms\n", pass + 1, qs[i].ply + 1,
+                qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
+                (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
+      }
       if (ok) {
         qs[i].done = true;
         left--;
@@ -557,7 +672,7 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
   r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = 0;
   r->length = -1;
   r->length_exact = false;
-  r->nodes = r->time_ms = 0;
+  r->nodes = r->time_ms = r->first_flaw_nodes = r->first_flaw_ms = 0;
   r->message[0] = 0;
   r->line_given = line && n > 0;
   c->att = pos->side;
@@ -581,6 +696,16 @@ int check_problem(Checker *c, const Position *pos, const Move *line, int n, Chec
         r->length = sr.length;
         r->length_exact = sr.exact;
         if (line_store(r, sr.pv, sr.pv_len)) return TS_ERR_NOMEM;
+        /* 駒余り is the problem's only when no main line of that length leaves the hand empty */
+        Position e = *pos;
+        for (int i = 0; i < r->line_length; i++) {
+          Undo u;
+          pos_do_move(&e, r->line[i], &u);
+        }
+        c->rejoin_budget = CHECK_REJOIN_BUDGET;
+        if (sr.exact && r->line_length == sr.length && !hand_empty(e.hand[c->att]) && sr.length <= c->scratch_cap &&
+            empty_hand_line(c, pos, sr.length, 0) > 0 && line_store(r, c->path, sr.length))
+          return TS_ERR_NOMEM;
       }
     }
     if (r->line_length == 0) {

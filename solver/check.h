@@ -21,6 +21,8 @@
  *      order                                 TEJUN_ZENGO     手順前後 (tolerated)
  *      with other moves                      UKAI            迂回 (tolerated)
  *      else                                  YOZUME          余詰
+ *    and in a one-move problem (which needs a unique mate) every other check
+ *    that mates at all, in any number of plies, is YOZUME too.
  *  - at each defender ply i every other legal reply d (futile drops are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:
@@ -42,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "position.h"
 #include "solver.h"
@@ -94,6 +97,8 @@ typedef struct {
   int unproven;        /* questions a budget stopped (their alternatives are not classified) */
   int unproven_ply;    /* first ply with such a question (0: none) */
   uint64_t nodes;      /* solver nodes of the whole check */
+  uint64_t first_flaw_nodes; /* nodes and time spent when the first flaw that is not tolerated was */
+  uint64_t first_flaw_ms;    /* found (0: none) */
   uint64_t time_ms;
   char message[256];   /* for BAD_LINE: what is wrong, and where */
   /* owned storage */
@@ -111,6 +116,8 @@ typedef struct {
   bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
   bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
+  FILE *trace;          /* when non-NULL, each question that costs 100,000 nodes or more is
+                         * written here (pass, ply, move, answered or not, nodes, time) */
 } CheckOptions;
 
 void check_options_default(CheckOptions *o);

@@ -12,13 +12,15 @@
 #include "material.h"
 #include "retro_enum.h"
 #include "tsdb.h"
+#include "tsdb_bulk.h"
+#include "tsdb_counts.h"
 #include "tsdb_lock.h"
 
 static const char ENUM_HELP[] =
     "usage: tsume enumerate --pieces SPEC --db PATH [--max-moves N] [--threads N]\n"
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
-    "                       [--solver-hash MB]\n"
+    "                       [--solver-hash MB] [--store all|complete|minimal]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -62,10 +64,22 @@ static const char ENUM_HELP[] =
     "                      (default 1024); beyond it sorted runs go to unlinked\n"
     "                      files beside PATH and are merged at the end\n"
     "  --solver-hash MB    with a ranging piece: the table of each thread's solver,\n"
-    "                      which values the positions after drops (default 128)\n";
+    "                      which values the positions after drops (default 128)\n"
+    "  --store MODE        which problems are written: all (default), complete (the\n"
+    "                      complete works) or minimal (the minimal complete works).\n"
+    "                      The counts of every problem by length and flags are kept\n"
+    "                      in the database either way: `query --count` answers for\n"
+    "                      all of them; listings, export and verify see the stored\n"
+    "                      ones. Advisable beyond some 50 million problems (G4S1:\n"
+    "                      295 million, 19 GB with all, 144 million complete)\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
+/* --store, bits 16-17 of the rule options (0: all), so a resumed run keeps it */
+#define RULE_STORE_SHIFT 16
+
+enum { STORE_ALL, STORE_COMPLETE, STORE_MINIMAL };
+static const char *const STORE_NAMES[] = {"all", "complete", "minimal"};
 
 typedef struct {
   uint64_t t0, last;
@@ -100,196 +114,21 @@ static void on_progress(const RetroProgress *p, void *ctx) {
   fflush(stderr);
 }
 
-/*
- * Problems are gathered in a byte arena, sorted by canonical key and written in
- * key order, so LMDB appends full pages (a file about a third of the size of
- * random-order writes) and a resumed run finds the same order. When the arena
- * reaches --sort-mem, it is sorted and spilled as a run to an unlinked file
- * beside the database; at the end the runs are merged, so memory stays bounded
- * whatever the number of problems and the order is the same.
- *
- *   arena entry: key_len 1 | key key_len | length 2 | flags 4 | root_mates 1 |
- *                line_len 1 | line 2 x line_len   (host byte order)
- */
-#define ENTRY_MAX (1 + POS_CODE_MAX + 8 + 2 * 255)
-#define RUN_BUF ((size_t)1 << 20)
-
+/* The problems of the run: counted per length, and handed to the sorted bulk
+ * writer (db/tsdb_bulk.h) as database records. */
 typedef struct {
-  FILE *f;
-  char *buf;
-  uint8_t e[ENTRY_MAX];
-} Run;
-
-typedef struct {
-  TsDb *db;
-  const char *path;
-  TsRecord *batch;
-  size_t n, cap;
-  uint64_t seen, skip, written, emitted;
+  TsDbBulk *bulk;
+  TsDbCounts *counts;
+  uint32_t need;   /* flags a problem needs to be stored */
+  uint64_t seen, stored;
   uint64_t by_len[RETRO_MAX_LEN + 1][4]; /* all, complete, minimal complete, yozume */
   uint64_t komaamari[RETRO_MAX_LEN + 1];
-  uint8_t *arena;
-  size_t arena_len, arena_cap;
-  size_t *offs;
-  size_t noffs, offs_cap;
-  size_t mem_limit; /* arena + offsets, bytes */
-  Run *runs;
-  int nruns, runs_cap;
-  uint64_t run_bytes;
-  bool tty;          /* progress lines overwrite each other */
-  uint64_t write_t0; /* when the sorted write began, ms */
+  TsRecord rec;
   TsError err;
-} Writer;
-
-static size_t entry_size(const uint8_t *e) { return 1 + (size_t)e[0] + 8 + 2 * (size_t)e[1 + e[0] + 7]; }
-
-static int flush_batch(Writer *w) {
-  if (!w->n) return TS_OK;
-  uint64_t ck = w->written + w->n;
-  uint8_t blob[8];
-  for (int i = 0; i < 8; i++) blob[i] = (uint8_t)(ck >> (56 - 8 * i));
-  int rc = tsdb_put_batch(w->db, w->batch, w->n, blob, sizeof blob, &w->err);
-  if (rc) return rc;
-  w->written = ck;
-  w->n = 0;
-  return TS_OK;
-}
-
-/* The next entry in key order; the first `skip` of them are already stored. */
-static int emit(Writer *w, const uint8_t *e) {
-  if ((w->emitted & ((1u << 20) - 1)) == 0 && w->emitted) {
-    double el = (double)(cli_now_ms() - w->write_t0) / 1000.0;
-    fprintf(stderr, "%swrite  %llu of %llu records  %.1f%%  elapsed %.1fs%s", w->tty ? "\r" : "",
-            (unsigned long long)w->emitted, (unsigned long long)w->seen, 100.0 * (double)w->emitted / (double)w->seen,
-            el, w->tty ? "" : "\n");
-    fflush(stderr);
-  }
-  if (w->emitted++ < w->skip) return TS_OK;
-  TsRecord *r = &w->batch[w->n];
-  r->key_len = e[0];
-  memcpy(r->key, e + 1, e[0]);
-  const uint8_t *t = e + 1 + e[0];
-  memcpy(&r->length, t, 2);
-  memcpy(&r->flags, t + 2, 4);
-  r->root_mates = t[6];
-  r->line_len = t[7];
-  memcpy(r->line, t + 8, 2 * (size_t)r->line_len);
-  r->ext_len = 0;
-  return ++w->n == w->cap ? flush_batch(w) : TS_OK;
-}
-
-static int entry_cmp(const uint8_t *x, const uint8_t *y) {
-  size_t n = x[0] < y[0] ? x[0] : y[0];
-  int c = memcmp(x + 1, y + 1, n);
-  return c ? c : (int)x[0] - (int)y[0];
-}
-
-static int cmp_entry(const void *a, const void *b, void *arena) {
-  return entry_cmp((const uint8_t *)arena + *(const size_t *)a, (const uint8_t *)arena + *(const size_t *)b);
-}
-
-static int run_io_error(Writer *w, const char *what) {
-  return ts_error_set(&w->err, TS_ERR_IO, "enumerate", 0, 0, "cannot %s a sort run beside %s: %s", what, w->path,
-                      strerror(errno));
-}
-
-/* Sorts the arena and writes it to a new run file, then empties the arena. */
-static int spill_run(Writer *w) {
-  if (w->nruns == w->runs_cap) {
-    int nc = w->runs_cap ? 2 * w->runs_cap : 16;
-    Run *nr = realloc(w->runs, (size_t)nc * sizeof *nr);
-    if (!nr) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-    w->runs = nr;
-    w->runs_cap = nc;
-  }
-  char name[4096];
-  snprintf(name, sizeof name, "%s.sort-XXXXXX", w->path);
-  int fd = mkstemp(name);
-  if (fd < 0) return run_io_error(w, "create");
-  unlink(name); /* freed by the system however the process ends */
-  Run *run = &w->runs[w->nruns];
-  run->f = fdopen(fd, "w+b");
-  run->buf = malloc(RUN_BUF);
-  if (!run->f || !run->buf) {
-    if (run->f) fclose(run->f);
-    else close(fd);
-    free(run->buf);
-    return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-  }
-  w->nruns++;
-  setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
-  if (w->noffs) qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena); /* offs is NULL when empty */
-  for (size_t i = 0; i < w->noffs; i++) {
-    const uint8_t *e = w->arena + w->offs[i];
-    if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(w, "write");
-  }
-  if (fflush(run->f) != 0) return run_io_error(w, "write");
-  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(w, "rewind");
-  w->run_bytes += w->arena_len;
-  w->arena_len = 0;
-  w->noffs = 0;
-  return TS_OK;
-}
-
-/* 1 and the run's next entry in run->e, 0 at its end. */
-static int run_next(Writer *w, Run *run) {
-  uint8_t *e = run->e;
-  int c = getc(run->f);
-  if (c == EOF && !ferror(run->f)) return 0;
-  if (c != EOF) {
-    e[0] = (uint8_t)c;
-    if (fread(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
-      size_t ll = 2 * (size_t)e[1 + e[0] + 7];
-      if (!ll || fread(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
-    }
-  }
-  run_io_error(w, "read");
-  return -1;
-}
-
-static bool heap_less(const Writer *w, const int *h, int a, int b) {
-  return entry_cmp(w->runs[h[a]].e, w->runs[h[b]].e) < 0;
-}
-
-static void heap_down(const Writer *w, int *h, int n, int i) {
-  for (;;) {
-    int l = 2 * i + 1, m = i;
-    if (l < n && heap_less(w, h, l, m)) m = l;
-    if (l + 1 < n && heap_less(w, h, l + 1, m)) m = l + 1;
-    if (m == i) return;
-    int t = h[i];
-    h[i] = h[m];
-    h[m] = t;
-    i = m;
-  }
-}
-
-/* Merges the runs into the database in key order. */
-static int merge_runs(Writer *w) {
-  int *h = malloc((size_t)w->nruns * sizeof *h), n = 0;
-  if (!h) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-  int rc = TS_OK;
-  for (int i = 0; i < w->nruns && !rc; i++) {
-    int got = run_next(w, &w->runs[i]);
-    if (got < 0) rc = w->err.code;
-    else if (got) h[n++] = i;
-  }
-  for (int i = n / 2 - 1; i >= 0; i--) heap_down(w, h, n, i);
-  while (n && !rc) {
-    Run *run = &w->runs[h[0]];
-    rc = emit(w, run->e);
-    if (rc) break;
-    int got = run_next(w, run);
-    if (got < 0) rc = w->err.code;
-    else if (!got) h[0] = h[--n];
-    heap_down(w, h, n, 0);
-  }
-  free(h);
-  return rc ? rc : flush_batch(w);
-}
+} Sink;
 
 static int on_problem(const RetroProblem *p, void *ctx) {
-  Writer *w = ctx;
+  Sink *w = ctx;
   int len = p->length;
   w->by_len[len][0]++;
   if (p->flags & RETRO_F_COMPLETE) w->by_len[len][1]++;
@@ -297,66 +136,35 @@ static int on_problem(const RetroProblem *p, void *ctx) {
   if (p->flags & RETRO_F_YOZUME) w->by_len[len][3]++;
   if (p->flags & RETRO_F_KOMAAMARI) w->komaamari[len]++;
   w->seen++;
-  size_t need = 1 + POS_CODE_MAX + 9 + 2 * (size_t)p->line_len;
-  if (w->noffs && w->arena_len + need + (w->noffs + 1) * sizeof *w->offs > w->mem_limit) {
-    int rc = spill_run(w);
-    if (rc) return rc;
+  bool symmetric = false;
+  if (sq_file(p->pos.king[WHITE]) == 5) {
+    Position m;
+    pos_mirror(&p->pos, &m);
+    symmetric = pos_equal(&p->pos, &m);
   }
-  if (w->arena_len + need > w->arena_cap) {
-    size_t nc = w->arena_cap ? w->arena_cap * 2 : (size_t)1 << 20;
-    if (nc > w->mem_limit && w->mem_limit > w->arena_len + need) nc = w->mem_limit;
-    uint8_t *na = realloc(w->arena, nc);
-    if (!na) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-    w->arena = na;
-    w->arena_cap = nc;
-  }
-  if (w->noffs == w->offs_cap) {
-    size_t nc = w->offs_cap ? w->offs_cap * 2 : 65536;
-    size_t *no = realloc(w->offs, nc * sizeof *no);
-    if (!no) return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-    w->offs = no;
-    w->offs_cap = nc;
-  }
-  w->offs[w->noffs++] = w->arena_len;
-  uint8_t *e = w->arena + w->arena_len;
+  if (tsdb_counts_add(w->counts, (unsigned)len, p->flags, symmetric))
+    return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  if ((p->flags & w->need) != w->need) return 0;
+  w->stored++;
+  TsRecord *r = &w->rec;
   bool mirrored;
-  uint8_t key[POS_CODE_MAX];
-  size_t kl = pos_canonical(&p->pos, key, &mirrored);
-  e[0] = (uint8_t)kl;
-  memcpy(e + 1, key, kl);
-  uint8_t *t = e + 1 + kl;
-  uint16_t l16 = (uint16_t)len;
-  uint32_t f32 = p->flags;
-  memcpy(t, &l16, 2);
-  memcpy(t + 2, &f32, 4);
-  t[6] = (uint8_t)(p->root_mates > 255 ? 255 : p->root_mates);
-  t[7] = (uint8_t)p->line_len;
-  for (int i = 0; i < p->line_len; i++) {
-    uint16_t m = move_compact(mirrored ? move_mirror(p->line[i]) : p->line[i]);
-    memcpy(t + 8 + 2 * i, &m, 2);
-  }
-  w->arena_len += 1 + kl + 8 + 2 * (size_t)p->line_len;
-  return 0;
+  r->key_len = (uint8_t)pos_canonical(&p->pos, r->key, &mirrored);
+  r->length = (uint16_t)len;
+  r->flags = p->flags;
+  r->root_mates = (uint8_t)(p->root_mates > 255 ? 255 : p->root_mates);
+  r->line_len = (uint16_t)p->line_len;
+  for (int i = 0; i < p->line_len; i++) r->line[i] = move_compact(mirrored ? move_mirror(p->line[i]) : p->line[i]);
+  return tsdb_bulk_add(w->bulk, r, &w->err);
 }
 
-/* Writes every gathered problem in key order: from memory, or by merging the runs. */
-static int write_sorted(Writer *w) {
-  w->write_t0 = cli_now_ms();
-  if (w->nruns) {
-    int rc = w->noffs ? spill_run(w) : TS_OK;
-    free(w->arena);
-    free(w->offs);
-    w->arena = NULL;
-    w->offs = NULL;
-    w->arena_cap = w->offs_cap = 0;
-    return rc ? rc : merge_runs(w);
-  }
-  if (w->noffs) qsort_r(w->offs, w->noffs, sizeof *w->offs, cmp_entry, w->arena); /* offs is NULL when empty */
-  for (size_t i = 0; i < w->noffs; i++) {
-    int rc = emit(w, w->arena + w->offs[i]);
-    if (rc) return rc;
-  }
-  return flush_batch(w);
+/* The sorted write's progress line. */
+static void on_write_progress(uint64_t done, uint64_t total, void *ctx) {
+  Progress *pr = ctx;
+  double el = (double)(cli_now_ms() - pr->phase_t0) / 1000.0;
+  fprintf(stderr, "%swrite  %llu of %llu records  %.1f%%  elapsed %.1fs%s", pr->tty ? "\r" : "",
+          (unsigned long long)done, (unsigned long long)total, 100.0 * (double)done / (double)total, el,
+          pr->tty ? "" : "\n");
+  fflush(stderr);
 }
 
 /* Positions of value L in the retrograde table: attacker to move when L is odd. */
@@ -386,15 +194,32 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
   return rc;
 }
 
-static void writer_free(Writer *w) {
-  for (int i = 0; i < w->nruns; i++) {
-    fclose(w->runs[i].f);
-    free(w->runs[i].buf);
-  }
-  free(w->runs);
-  free(w->batch);
-  free(w->arena);
-  free(w->offs);
+/* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk. */
+static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs, uint64_t t0, uint64_t t1,
+                        uint64_t t2) {
+  TsDbStats ds;
+  memset(&ds, 0, sizeof ds);
+  tsdb_stats(db, &ds, NULL);
+  printf("time: mates %.2f s, layers %.2f s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
+         st->ms_layers / 1000.0, (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
+  printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB)\n",
+         (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
+         st->table_bytes / 1048576.0);
+  printf("positions per layer (all sub-materials): ");
+  for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++)
+    printf("%s%d:%llu", n > 1 ? " " : "", n, layer_positions(st, n));
+  printf("\n余詰め判定 per attacker layer (positions reached again: another check mates): ");
+  for (int n = 1; n <= st->last_layer && n <= RETRO_MAX_LEN; n += 2)
+    printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)st->yozume_hits[n]);
+  printf("\n不詰め判定 per defender layer (candidates with a reply not known to mate): ");
+  for (int n = 2; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n += 2)
+    printf("%s%d:%llu", n > 2 ? " " : "", n, (unsigned long long)st->fuzume_hits[n]);
+  if (st->seeds || st->solver_calls)
+    printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
+           (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
+  if (bs->runs) printf("\nsort: %d runs, %.1f MB spilled and merged", bs->runs, bs->run_bytes / 1048576.0);
+  printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
+         ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
 }
 
 static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
@@ -402,6 +227,7 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
   uint64_t max_moves = 31, batch = 20000, sort_mb = 1024, solver_mb = RETRO_SOLVER_HASH_MB;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool resume = false, stats = false, strict = false, strict_alt = false, force = false;
+  int store = STORE_ALL;
   static const struct option LONG[] = {
       {"help", no_argument, NULL, 'h'},           {"pieces", required_argument, NULL, 'p'},
       {"db", required_argument, NULL, 'd'},       {"max-moves", required_argument, NULL, 'm'},
@@ -409,7 +235,8 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
       {"solver-hash", required_argument, NULL, 'H'}, {"sort-mem", required_argument, NULL, 's'},
       {"resume", no_argument, NULL, 'r'},         {"stats", no_argument, NULL, 'S'},
       {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
-      {"strict-alternatives", no_argument, NULL, 'A'}, {NULL, 0, NULL, 0}};
+      {"strict-alternatives", no_argument, NULL, 'A'}, {"store", required_argument, NULL, 'T'},
+      {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
@@ -442,6 +269,10 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
     case 'f': force = true; break;
     case 'L': strict = true; break;
     case 'A': strict_alt = true; break;
+    case 'T':
+      for (store = STORE_MINIMAL; store >= 0 && strcmp(optarg, STORE_NAMES[store]); store--) continue;
+      if (store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
+      break;
     default: return cli_getopt_error("enumerate", c, argv);
     }
   }
@@ -460,7 +291,8 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
   TsDbMeta meta;
   memset(&meta, 0, sizeof meta);
   snprintf(meta.material, sizeof meta.material, "%s", spec);
-  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | (strict_alt ? RULE_STRICT_ALT : 0) | ((uint32_t)max_moves << 8);
+  meta.rule_options = (strict ? RULE_STRICT_LAST : 0) | (strict_alt ? RULE_STRICT_ALT : 0) | ((uint32_t)max_moves << 8) |
+                      ((uint32_t)store << RULE_STORE_SHIFT);
   bool exists = access(path, F_OK) == 0;
   if (exists && force && !resume) {
     TsDb *old;
@@ -484,54 +316,39 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
   TsDb *db;
   rc = tsdb_open(path, TSDB_CREATE | TSDB_NOSYNC, &meta, &db, &err);
   if (rc) return cli_fail("enumerate", &err);
-  uint64_t skip = 0;
+  TsDbBulkOptions bo = {.mem_limit = (size_t)sort_mb << 20, .batch = (size_t)batch};
   if (resume) {
-    uint8_t blob[8];
-    size_t blen = 0;
-    rc = tsdb_checkpoint_get(db, blob, sizeof blob, &blen, &err);
-    if (rc == TS_OK && blen == 8) {
-      for (int i = 0; i < 8; i++) skip = skip << 8 | blob[i];
-    } else if (rc != TS_ERR_NOTFOUND && rc != TS_OK) {
+    if ((rc = tsdb_bulk_resume_point(db, &bo.skip, &err))) {
       tsdb_close(db);
       return cli_fail("enumerate", &err);
     }
-    if (skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)skip);
+    if (bo.skip) fprintf(stderr, "resuming: %llu records already committed\n", (unsigned long long)bo.skip);
   }
 
   Progress pr = {cli_now_ms(), 0, isatty(2), "", -1, cli_now_ms()};
   RetroOptions ro = {.max_moves = (int)max_moves, .strict_last_move = strict,
                       .strict_alternatives = strict_alt, .threads = (int)threads,
                       .solver_hash_mb = (int)solver_mb, .progress = on_progress, .progress_ctx = &pr};
-  Retro *r;
-  rc = retro_create(&mat, &ro, &r, &err);
-  if (rc) {
-    tsdb_close(db);
-    return cli_fail("enumerate", &err);
-  }
-  uint64_t t0 = cli_now_ms();
-  rc = retro_run(r, &err);
-  if (rc) {
-    retro_free(r);
-    tsdb_close(db);
-    return cli_fail("enumerate", &err);
-  }
-  uint64_t t1 = cli_now_ms();
-  Writer w;
+  bo.progress = on_write_progress;
+  bo.progress_ctx = &pr;
+  Retro *r = NULL;
+  Sink w;
   memset(&w, 0, sizeof w);
-  w.db = db;
-  w.path = path;
-  w.mem_limit = (size_t)sort_mb << 20;
-  w.tty = pr.tty;
-  w.cap = (size_t)batch;
-  w.batch = calloc(w.cap, sizeof *w.batch);
-  w.skip = skip;
-  w.written = skip;
-  if (!w.batch) {
-    retro_free(r);
+  w.need = store == STORE_ALL ? 0 : store == STORE_COMPLETE ? RETRO_F_COMPLETE : RETRO_F_COMPLETE | RETRO_F_MINIMAL;
+  if (!(w.counts = tsdb_counts_new())) {
     tsdb_close(db);
-    fprintf(stderr, "tsume enumerate: out of memory\n");
-    return 3;
+    return cli_fail("enumerate", &(TsError){.code = TS_ERR_NOMEM, .msg = "out of memory"});
   }
+  uint64_t t0 = cli_now_ms(), t1 = t0;
+  if (!(rc = retro_create(&mat, &ro, &r, &err)) && !(rc = retro_run(r, &err)))
+    rc = tsdb_bulk_create(db, path, &bo, &w.bulk, &err);
+  if (rc) {
+    retro_free(r);
+    tsdb_counts_free(w.counts);
+    tsdb_close(db);
+    return cli_fail("enumerate", &err);
+  }
+  t1 = cli_now_ms();
   /* every count of a range, smallest first */
   int count[HAND_PT_NB];
   memcpy(count, mat.count, sizeof count);
@@ -544,20 +361,27 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
     rc = retro_foreach_problem(r, count, on_problem, &w);
   }
   const RetroStats *st = retro_stats(r);
-  if (!rc) rc = write_sorted(&w);
+  pr.phase_t0 = cli_now_ms();
+  if (!rc) rc = tsdb_bulk_finish(w.bulk, &w.err);
+  if (!rc) rc = tsdb_counts_store(db, w.counts, STORE_NAMES[store], &w.err);
   /* written last, so a database that holds them is a finished one */
   if (!rc) rc = store_generation(db, st, spec, (int)max_moves, &w.err);
   if (!rc) rc = tsdb_sync(db, &w.err);
   uint64_t t2 = cli_now_ms();
   if (pr.tty) fprintf(stderr, "\n");
   if (rc) {
-    writer_free(&w);
+    tsdb_bulk_free(w.bulk);
+    tsdb_counts_free(w.counts);
     retro_free(r);
     tsdb_close(db);
     return cli_fail("enumerate", &w.err);
   }
-  printf("material %s: %llu problems stored in %s (max %d plies)\n", spec, (unsigned long long)w.seen, path,
-         (int)max_moves);
+  if (store == STORE_ALL)
+    printf("material %s: %llu problems stored in %s (max %d plies)\n", spec, (unsigned long long)w.seen, path,
+           (int)max_moves);
+  else
+    printf("material %s: %llu problems, %llu of them (--store %s) stored in %s (max %d plies)\n", spec,
+           (unsigned long long)w.seen, (unsigned long long)w.stored, STORE_NAMES[store], path, (int)max_moves);
   printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");
   for (int len = 1; len <= RETRO_MAX_LEN; len++)
     if (w.by_len[len][0])
@@ -565,30 +389,9 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
              (unsigned long long)w.by_len[len][1], (unsigned long long)w.by_len[len][2],
              (unsigned long long)w.by_len[len][3], (unsigned long long)w.komaamari[len]);
   if (stats) {
-    TsDbStats ds;
-    memset(&ds, 0, sizeof ds);
-    tsdb_stats(db, &ds, NULL);
-    printf("time: mates %.2f s, layers %.2f s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
-           st->ms_layers / 1000.0, (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
-    printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB)\n",
-           (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
-           st->table_bytes / 1048576.0);
-    printf("positions per layer (all sub-materials): ");
-    for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++)
-      printf("%s%d:%llu", n > 1 ? " " : "", n, layer_positions(st, n));
-    printf("\n余詰め判定 per attacker layer (positions reached again: another check mates): ");
-    for (int n = 1; n <= st->last_layer && n <= RETRO_MAX_LEN; n += 2)
-      printf("%s%d:%llu", n > 1 ? " " : "", n, (unsigned long long)st->yozume_hits[n]);
-    printf("\n不詰め判定 per defender layer (candidates with a reply not known to mate): ");
-    for (int n = 2; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n += 2)
-      printf("%s%d:%llu", n > 2 ? " " : "", n, (unsigned long long)st->fuzume_hits[n]);
-    if (st->seeds || st->solver_calls)
-      printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
-             (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
-    if (w.nruns)
-      printf("\nsort: %d runs, %.1f MB spilled and merged", w.nruns, w.run_bytes / 1048576.0);
-    printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
-           ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
+    TsDbBulkStats bs;
+    tsdb_bulk_stats(w.bulk, &bs);
+    print_stats(db, st, &bs, t0, t1, t2);
   }
   rc = 0;
   if (st->anomalies) {
@@ -598,7 +401,8 @@ static int enumerate_main(int argc, char **argv, TsDbWriterLock **lockp) {
             (unsigned long long)st->anomalies);
     rc = 1;
   }
-  writer_free(&w);
+  tsdb_bulk_free(w.bulk);
+  tsdb_counts_free(w.counts);
   retro_free(r);
   tsdb_close(db);
   return rc;

@@ -14,6 +14,7 @@
 #include "movegen.h"
 #include "outfile.h"
 #include "sfen.h"
+#include "check.h"
 #include "solver.h"
 #include "solver_value.h"
 
@@ -36,8 +37,10 @@ static const char EXPORT_HELP[] =
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
     "line (found by the solver), and the other replies inside each branch the same way,\n"
     "up to 100 branches per problem.\n"
-    "Every problem is re-solved by the df-pn solver first (its length must be confirmed\n"
-    "exact; one that is not is reported and left out, exit status 1), and every file\n"
+    "Every problem is checked first by the flaw checker (`tsume check`): its line must\n"
+    "be sound, a complete work must be complete by the checker and any other problem\n"
+    "not, and its length confirmed; one that is not is reported and left out (exit\n"
+    "status 1). 完全性 is the checker's verdict with its tolerated キズ. Every file\n"
     "written is read back with the KIF reader and replayed to mate.\n"
     "Every file is written under a temporary name beside it and renamed when complete:\n"
     "a failed or interrupted export leaves no cut file, and one that finds nothing to\n"
@@ -54,7 +57,9 @@ typedef struct {
   uint64_t limit, written, seen, unconfirmed;
   char material[64];
   OutFile out; /* --kif-file, --sfen */
-  Solver *solver;
+  Solver *solver; /* the checker's */
+  Checker *checker;
+  CheckReport report;
   int rc;
   TsError err;
 } ExportCtx;
@@ -109,27 +114,26 @@ static int add_variations(ExportCtx *x, KifRecord *rec, KifNode *node, const Pos
   return TS_OK;
 }
 
-/* 完全性: the verdict, and the tolerated キズ of a complete work in brackets. */
-static const char *completeness(uint32_t f, char *buf, size_t n) {
-  if (f & TSDB_F_COMPLETE) {
-    static const struct {
-      uint32_t bit;
-      const char *name;
-    } kizu[] = {{TSDB_F_LAST_MOVE_ALT, "最終手余詰"},
-                {TSDB_F_HIGENTEI, "非限定"},
-                {TSDB_F_TEJUN_ZENGO, "手順前後"},
-                {TSDB_F_UKAI, "迂回"},
-                {TSDB_F_HENDOU, "変同"}};
+/* 完全性: the checker's verdict, and the tolerated キズ of a complete work in brackets. */
+static const char *completeness(const CheckReport *r, char *buf, size_t n) {
+  if (r->verdict == CHECK_COMPLETE) {
     size_t k = (size_t)snprintf(buf, n, "完全作");
     int m = 0;
-    for (size_t i = 0; i < sizeof kizu / sizeof kizu[0] && k < n; i++)
-      if (f & kizu[i].bit) k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", kizu[i].name);
+    bool seen[FLAW_KIND_NB] = {false};
+    for (int i = 0; i < r->nflaws && k < n; i++) {
+      FlawKind kind = r->flaws[i].kind;
+      if (seen[kind]) continue;
+      seen[kind] = true;
+      k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", check_flaw_name_ja(kind));
+    }
     if (m && k < n) snprintf(buf + k, n - k, "あり）");
     return buf;
   }
-  if (f & TSDB_F_YOZUME) return "余詰";
-  if (f & TSDB_F_KOMAAMARI) return (f & TSDB_F_HENCHOU) ? "駒余り（変長）" : "駒余り";
-  return "不完全";
+  size_t k = 0;
+  for (int i = 0; i < r->nflaws && k < n; i++)
+    if (!r->flaws[i].tolerated && (k == 0 || !strstr(buf, check_flaw_name_ja(r->flaws[i].kind))))
+      k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "・" : "", check_flaw_name_ja(r->flaws[i].kind));
+  return k ? buf : "不完全";
 }
 
 /* Reads a written KIF back and replays its main line: legal, all checks, and it
@@ -160,14 +164,17 @@ static int export_one(const TsRecord *r, void *vctx) {
   static Move line[TSDB_LINE_MAX];
   int n;
   if (dbutil_record_decode(r, &pos, line, &n, &x->err)) return x->rc = x->err.code;
-  /* every exported problem is re-solved forward: the length must be confirmed exact */
-  SolveResult chk;
-  if (solver_solve(x->solver, &pos, &chk) != TS_OK || chk.status != SOLVE_MATE || chk.length != r->length ||
-      !chk.exact) {
+  /* every exported problem is checked: one definition of a complete work */
+  CheckReport *cr = &x->report;
+  bool stored_complete = (r->flags & TSDB_F_COMPLETE) != 0;
+  if (check_problem(x->checker, &pos, line, n, cr) != TS_OK || cr->verdict == CHECK_BAD_LINE ||
+      cr->verdict == CHECK_UNKNOWN || (cr->verdict == CHECK_COMPLETE) != stored_complete ||
+      (stored_complete && (int)r->length != n)) {
     char sf[SFEN_MAX];
     sfen_write(&pos, sf, sizeof sf);
-    fprintf(stderr, "tsume export: solver does not confirm %s: stored %u, solver %s %d\n", sf, r->length,
-            chk.status == SOLVE_MATE ? "mate" : chk.status == SOLVE_NOMATE ? "nomate" : "unknown", chk.length);
+    fprintf(stderr, "tsume export: the checker does not confirm %s: stored %u plies, %s; checker %s%s%s\n", sf,
+            r->length, stored_complete ? "complete" : "not complete", check_verdict_name(cr->verdict),
+            cr->message[0] ? ": " : "", cr->message);
     x->unconfirmed++;
     return 0;
   }
@@ -200,11 +207,18 @@ static int export_one(const TsRecord *r, void *vctx) {
   kif_header_add(&rec, "作者", "tsume enumerate");
   kif_header_add(&rec, "手数", num);
   char verdict[160];
-  kif_header_add(&rec, "完全性", completeness(r->flags, verdict, sizeof verdict));
+  kif_header_add(&rec, "完全性", completeness(cr, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   KifNode *last;
   rc = kif_line_add(&rec, rec.root, line, n, KIF_SPECIAL_MATE, &last);
   int budget = EXPORT_MAX_BRANCHES;
+  if (!rc && x->variations) {
+    /* the branches' lines: the limits of the export's own solver calls, not the checker's */
+    SolverOptions so = *solver_options(x->solver);
+    so.max_nodes = 0;
+    so.time_ms = 2000;
+    solver_set_options(x->solver, &so);
+  }
   if (!rc && x->variations) rc = add_variations(x, &rec, rec.root, &pos, pos.side, line, n, &budget);
   char *bytes = NULL;
   size_t len = 0;
@@ -227,7 +241,7 @@ static int export_one(const TsRecord *r, void *vctx) {
     return x->rc = rc;
   }
   if (x->book) {
-    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(r->flags, verdict, sizeof verdict),
+    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(cr, verdict, sizeof verdict),
                   .line = line, .line_len = n, .kif = bytes};
     rc = book_add(x->book, &w, &x->err);
     free(bytes);
@@ -337,11 +351,13 @@ static int export_main(int argc, char **argv) {
     tsdb_close(db);
     return cli_fail("export", &err);
   }
-  SolverOptions so;
-  solver_options_default(&so);
-  so.hash_mb = 16;
-  so.time_ms = 2000;
-  x.solver = solver_create(&so);
+  CheckOptions co;
+  check_options_default(&co);
+  co.hash_mb = 16;
+  co.time_ms = 10000;
+  x.checker = check_create(&co);
+  check_report_init(&x.report);
+  x.solver = x.checker ? check_solver(x.checker) : NULL;
   if (!x.solver) {
     tsdb_close(db);
     if (x.book) book_close(x.book, &err);
@@ -350,7 +366,8 @@ static int export_main(int argc, char **argv) {
     return 3;
   }
   rc = tsdb_foreach(db, have_moves ? (int)moves : -1, export_one, &x, &err);
-  solver_free(x.solver);
+  check_report_free(&x.report);
+  check_free(x.checker);
   tsdb_close(db);
   if (x.book) {
     TsError berr;
@@ -366,7 +383,7 @@ static int export_main(int argc, char **argv) {
   if (made_dir && !x.written) rmdir(x.dir);
   if (x.rc) return cli_fail("export", &x.err);
   if (rc && rc != 1) return cli_fail("export", &err);
-  fprintf(stderr, "exported %llu problem(s), each re-solved by the solver; %llu not confirmed (not written)\n",
+  fprintf(stderr, "exported %llu problem(s), each confirmed by the flaw checker; %llu not confirmed (not written)\n",
           (unsigned long long)x.written, (unsigned long long)x.unconfirmed);
   return x.written && !x.unconfirmed ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include "dbutil.h"
 #include "encode.h"
 #include "sfen.h"
+#include "tsdb_counts.h"
 
 static const char QUERY_HELP[] =
     "usage: tsume query --db PATH [--moves N] [--complete | --flag F] [--minimal]\n"
@@ -21,7 +22,9 @@ static const char QUERY_HELP[] =
     "                  (see `tsume enumerate --help` for each)\n"
     "  --minimal       only minimal problems (no piece can go to the defender's hand)\n"
     "  --count         with --moves: the count alone on the last line; alone: a table of\n"
-    "                  length x flag\n"
+    "                  length x flag. On a database made with `enumerate --store complete`\n"
+    "                  or `minimal` the counts are those of every problem enumerated (kept\n"
+    "                  in the database), not only of the stored ones\n"
     "  --both-mirrors  count a position and its mirror image separately (as seed 002 does);\n"
     "                  a symmetric position counts once\n"
     "  --limit K       at most K problems (K >= 1)\n"
@@ -50,16 +53,20 @@ static bool symmetric(const TsRecord *r) {
   return pos_equal(&p, &m);
 }
 
+static void count_add(QueryCtx *q, unsigned length, uint32_t flags, uint64_t w) {
+  q->total += w;
+  unsigned len = length < 1024 ? length : 1023;
+  q->table[len][0] += w;
+  for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
+    if (flags & DB_FLAG_NAMES[i].bit) q->table[len][1 + i] += w;
+}
+
 static int on_record(const TsRecord *r, void *vctx) {
   QueryCtx *q = vctx;
   if ((r->flags & q->need) != q->need) return 0;
   uint64_t w = (q->both && !symmetric(r)) ? 2 : 1;
   if (q->count_only) {
-    q->total += w;
-    unsigned len = r->length < 1024 ? r->length : 1023;
-    q->table[len][0] += w;
-    for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
-      if (r->flags & DB_FLAG_NAMES[i].bit) q->table[len][1 + i] += w;
+    count_add(q, r->length, r->flags, w);
     return 0;
   }
   if (q->limit && q->shown >= q->limit) return 1;
@@ -88,6 +95,32 @@ static int on_record(const TsRecord *r, void *vctx) {
     printf("%s\t%u\t%s\n", sfen, r->length, flags);
   }
   return 0;
+}
+
+/*
+ * --count on a database that stores only some of its problems (enumerate
+ * --store complete|minimal): the kept count table (tsdb_counts.h) answers for
+ * all of them. *used is false when the database stores every problem or keeps
+ * no table (the records are counted then).
+ */
+static int count_from_meta(TsDb *db, QueryCtx *q, int length, bool *used, TsError *err) {
+  TsDbCounts *c;
+  char store[16];
+  *used = false;
+  int rc = tsdb_counts_load(db, &c, store, sizeof store, err);
+  if (rc == TS_ERR_NOTFOUND) return TS_OK;
+  if (rc) return rc;
+  if (strcmp(store, "all") != 0) {
+    *used = true;
+    for (size_t i = 0; i < tsdb_counts_size(c); i++) {
+      TsDbCountRow row;
+      tsdb_counts_at(c, i, &row);
+      if ((row.flags & q->need) != q->need || (length >= 0 && row.length != (unsigned)length)) continue;
+      count_add(q, row.length, row.flags, q->both ? row.count_both : row.count);
+    }
+  }
+  tsdb_counts_free(c);
+  return TS_OK;
 }
 
 /* query --generation: the stored figures (dbutil.h DB_META_GENERATION) as text or JSON. */
@@ -197,7 +230,12 @@ static int query_main(int argc, char **argv) {
   }
   bool finished;
   if ((rc = dbutil_open_reader("query", path, &db, &finished))) return rc;
-  rc = tsdb_foreach(db, have_moves ? (int)moves : -1, on_record, &q, &err);
+  bool from_meta = false;
+  if (q.count_only && (rc = count_from_meta(db, &q, have_moves ? (int)moves : -1, &from_meta, &err))) {
+    tsdb_close(db);
+    return cli_fail("query", &err);
+  }
+  if (!from_meta) rc = tsdb_foreach(db, have_moves ? (int)moves : -1, on_record, &q, &err);
   if (q.rc) {
     tsdb_close(db);
     return cli_fail("query", &q.err);

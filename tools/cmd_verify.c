@@ -8,44 +8,42 @@
 #include "dbutil.h"
 #include "movegen.h"
 #include "sfen.h"
-#include "solver.h"
-#include "solver_value.h"
+#include "check.h"
 #include "workers.h"
 
 static const char VERIFY_HELP[] =
     "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
-    "                    [--partial]\n"
-    "Re-solves every complete work of the database forward with the df-pn solver:\n"
-    "its mate length must equal the stored one (proven exact), its stored main line\n"
-    "must be legal, check at every attacker move and end in mate, and at every\n"
-    "attacker move of the main line but the last no other check may mate within the\n"
-    "remaining length (the solver proves the position after it is not mated within\n"
-    "the plies left; 余詰 as in rules.md), unless the record carries the flag of a\n"
-    "tolerated kind and the alternative is one: higentei (the same move but for\n"
-    "promotion, or a drop of the same piece on the same line to the king), or\n"
-    "tejun-zengo / ukai (some line of shortest checks and longest defences from it\n"
-    "reaches the main line's position at the same ply). Each disagreement is\n"
-    "printed; the exit status is 1 if there is any, 0 otherwise.\n"
-    "  --nodes N   node limit of each solver call (default 2000000); a call that\n"
-    "              hits it is counted as 'unproven', not as a disagreement\n"
-    "  --threads N worker threads, each with its own solver (default: the number of\n"
+    "                    [--all] [--partial]\n"
+    "Checks the works of a database with the flaw checker (the one `tsume check` runs):\n"
+    "each stored main line is checked forward (legal, a check at every attacker move,\n"
+    "mate at the end, every other check and every other defence at every ply), and\n"
+    "the flags the checker finds must be the stored ones: complete, yozume (and\n"
+    "hayazume), last-move-alt, komaamari, hendou, higentei, tejun-zengo, ukai; a\n"
+    "complete work's length must be its line's. Each disagreement is printed; the\n"
+    "exit status is 1 if there is any, 0 otherwise.\n"
+    "  --all       every problem with a mate, not only the complete works: the checker's\n"
+    "              verdict (complete or not) and its yozume / komaamari must match the\n"
+    "              stored flags\n"
+    "  --nodes N   node limit of each solver question (default 2000000); a problem with\n"
+    "              a question that hits it is counted as 'unproven', not as a disagreement\n"
+    "  --threads N worker threads, each with its own checker (default: the number of\n"
     "              processors); disagreements are printed in key order\n"
     "  --partial   verify a database whose enumeration is not finished (in progress\n"
     "              or interrupted); without it such a database is named and nothing\n"
     "              is checked (exit status 1)\n";
 
-/* One worker's state: its solver, counters, and the report of the record it checks. */
+/* One worker's state: its checker, counters, and the report of the record it checks. */
 typedef struct {
-  Solver *solver;
+  Checker *checker;
+  CheckReport report;
+  bool all;
   uint64_t bad, unproven, alternatives, tolerated;
-  int budget; /* solver calls left for one rejoin search */
   TsError err;
   char *msg;  /* where the record's disagreement goes ("" when none) */
   Move line[TSDB_LINE_MAX];
-  Position main[TSDB_LINE_MAX + 1];
 } VerifyCtx;
 
-#define VERIFY_WHAT 256
+#define VERIFY_WHAT 512
 #define VERIFY_MSG (SFEN_MAX + VERIFY_WHAT + 16)
 #define VERIFY_BATCH 2048
 
@@ -57,77 +55,24 @@ static void report(VerifyCtx *v, const Position *pos, const char *what) {
   v->bad++;
 }
 
-/* After the attacker's check m' (defender to move in p) with `left` plies of the
- * main line still to go after it: 1 when shown not to mate within them, 0 when
- * it does, -1 when not proven either way. */
-static int check_refuted(VerifyCtx *v, Position *p, Color attacker, int left) {
-  int k = solver_value(v->solver, p, attacker, left);
-  if (k == SOLVER_VALUE_UNKNOWN) return -1;
-  return k == SOLVER_VALUE_NONE ? 1 : 0;
-}
-
-static bool shape_non_limiting(const Position *pos, Move m, Move alt) {
-  if (!move_is_drop(m) && !move_is_drop(alt)) return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
-  if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
-  Square k = pos->king[pos->side == BLACK ? WHITE : BLACK];
-  Bitboard line = LINE[k][move_to(m)];
-  return line && bb_test(line, move_to(alt)) && !bb_test(BETWEEN[move_to(m)][move_to(alt)], k);
-}
-
-/* Does some line from q (ply j of a main line of n plies) of shortest checks and
- * longest defences reach main[j'] at its own ply j'? 1 yes, 0 no, -1 out of budget. */
-static int rejoins(VerifyCtx *v, const Position *q, const Position *main, int j, int n, Color attacker) {
-  if (j < n && pos_equal(q, &main[j])) return 1;
-  if (j >= n - 1) return 0;
-  int R = n - j, unknown = 0;
-  MoveList l;
-  if (q->side == attacker)
-    movegen_checks(q, &l);
-  else
-    movegen_legal(q, &l);
-  for (int i = 0; i < l.size; i++) {
-    if (v->budget-- <= 0) return -1;
-    Position c = *q;
-    Undo u;
-    pos_do_move(&c, l.moves[i], &u);
-    if (solver_value(v->solver, &c, attacker, R - 1) != R - 1) continue;
-    int k = rejoins(v, &c, main, j + 1, n, attacker);
-    if (k > 0) return 1;
-    if (k < 0) unknown = 1;
+/* The stored flag of a flaw kind (0: none). */
+static uint32_t kind_flag(FlawKind k) {
+  switch (k) {
+  case FLAW_YOZUME: return TSDB_F_YOZUME;
+  case FLAW_HAYAZUME: return TSDB_F_YOZUME | TSDB_F_HAYAZUME;
+  case FLAW_LAST_MOVE_ALT: return TSDB_F_LAST_MOVE_ALT;
+  case FLAW_KOMAAMARI: return TSDB_F_KOMAAMARI;
+  case FLAW_HENDOU: return TSDB_F_HENDOU;
+  case FLAW_HENCHOU: return TSDB_F_HENCHOU;
+  case FLAW_HIGENTEI: return TSDB_F_HIGENTEI;
+  case FLAW_TEJUN_ZENGO: return TSDB_F_TEJUN_ZENGO;
+  case FLAW_UKAI: return TSDB_F_UKAI;
+  case FLAW_NOMATE: return TSDB_F_FUZUME;
+  default: return 0;
   }
-  return unknown ? -1 : 0;
 }
 
-/*
- * The other check `alt` at attacker ply `ply` of the stored line (positions
- * main[0..n]): true when it mates within the plies left and the record does
- * not tolerate it. Refuted, tolerated and unproven alternatives are counted.
- */
-static bool alternative_mates(VerifyCtx *v, const TsRecord *rec, const Position *main, const Move *line, int n,
-                              int ply, Move alt) {
-  Color attacker = main[0].side;
-  Position q = main[ply];
-  Undo u;
-  pos_do_move(&q, alt, &u);
-  v->alternatives++;
-  int k = check_refuted(v, &q, attacker, n - ply - 1);
-  if (k < 0) v->unproven++;
-  if (k != 0) return false;
-  if ((rec->flags & TSDB_F_HIGENTEI) && shape_non_limiting(&main[ply], line[ply], alt)) {
-    v->tolerated++;
-    return false;
-  }
-  if (rec->flags & (TSDB_F_TEJUN_ZENGO | TSDB_F_UKAI)) {
-    v->budget = 20000;
-    int j = rejoins(v, &q, main, ply + 1, n, attacker);
-    if (j > 0) v->tolerated++;
-    if (j < 0) v->unproven++;
-    if (j != 0) return false;
-  }
-  return true;
-}
-
-/* Checks one complete work; a disagreement is written to v->msg. */
+/* Checks one record; a disagreement is written to v->msg. */
 static void verify_one(VerifyCtx *v, const TsRecord *rec) {
   v->msg[0] = 0;
   Position pos;
@@ -137,47 +82,53 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     report(v, &pos, v->err.msg);
     return;
   }
-  SolveResult r;
-  if (solver_solve(v->solver, &pos, &r) != TS_OK || r.status == SOLVE_UNKNOWN) {
-    v->unproven++;
+  CheckReport *r = &v->report;
+  if (check_problem(v->checker, &pos, line, n, r) != TS_OK) {
+    report(v, &pos, "not a problem position");
     return;
   }
+  uint32_t found = r->verdict == CHECK_COMPLETE ? TSDB_F_COMPLETE : 0;
+  for (int i = 0; i < r->nflaws; i++) {
+    /* a one-move problem's longer second mate: stored as "not complete" alone */
+    if (!(r->flaws[i].kind == FLAW_YOZUME && r->flaws[i].alt_length > n)) found |= kind_flag(r->flaws[i].kind);
+    if (r->flaws[i].alt != MOVE_NONE) v->alternatives++;
+    if (r->flaws[i].tolerated) v->tolerated++;
+  }
   char what[VERIFY_WHAT];
-  if (r.status != SOLVE_MATE || r.length != rec->length || !r.exact) {
-    snprintf(what, sizeof what, "stored length %u, solver %s %d%s", rec->length,
-             r.status == SOLVE_MATE ? "mate" : "nomate", r.length, r.exact ? "" : " (upper bound)");
+  if (rec->flags & TSDB_F_FUTILE_CUT) {
+    /* the stored line stops where only futile drops are left before its length: not complete */
+    if (r->verdict == CHECK_COMPLETE) report(v, &pos, "stored futile-cut, checker complete");
+    return;
+  }
+  if (r->verdict == CHECK_BAD_LINE) {
+    snprintf(what, sizeof what, "stored main line: %s", r->message);
     report(v, &pos, what);
     return;
   }
-  Position *main = v->main;
-  main[0] = pos;
-  for (int ply = 0; ply < n; ply++) {
-    main[ply + 1] = main[ply];
-    Undo u;
-    pos_do_move(&main[ply + 1], line[ply], &u);
+  if (r->verdict == CHECK_UNKNOWN) {
+    v->unproven++;
+    return;
   }
-  for (int ply = 0; ply < n; ply += 2) {
-    if (!pos_gives_check(&main[ply], line[ply])) {
-      snprintf(what, sizeof what, "stored move %d does not check", ply + 1);
-      report(v, &pos, what);
-      return;
+  uint32_t mask = TSDB_F_COMPLETE | TSDB_F_YOZUME | TSDB_F_KOMAAMARI;
+  if (rec->flags & TSDB_F_COMPLETE)
+    mask |= TSDB_F_HAYAZUME | TSDB_F_LAST_MOVE_ALT | TSDB_F_HENDOU | TSDB_F_HENCHOU | TSDB_F_HIGENTEI |
+            TSDB_F_TEJUN_ZENGO | TSDB_F_UKAI;
+  uint32_t stored = rec->flags & mask;
+  found &= mask;
+  if (stored != found || ((rec->flags & TSDB_F_COMPLETE) && rec->length != n)) {
+    char fs[256], ss[256];
+    dbutil_flags_format(found, fs, sizeof fs);
+    dbutil_flags_format(stored, ss, sizeof ss);
+    int len = snprintf(what, sizeof what, "stored length %u flags %s; checker %s, mate %d, flags %s", rec->length,
+                       ss, check_verdict_name(r->verdict), r->length, fs);
+    for (int i = 0; i < r->nflaws && len < (int)sizeof what - 40; i++) {
+      const CheckFlaw *f = &r->flaws[i];
+      char mv[8] = "-";
+      if (f->alt != MOVE_NONE) usi_move_write(f->alt, mv);
+      len += snprintf(what + len, sizeof what - (size_t)len, "%s %s at %d: %s", i ? "," : ";",
+                      check_flaw_name(f->kind), f->ply, mv);
     }
-    if (ply == n - 1) break;
-    MoveList l;
-    movegen_checks(&main[ply], &l);
-    for (int i = 0; i < l.size; i++) {
-      if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
-      if (alternative_mates(v, rec, main, line, n, ply, l.moves[i])) {
-        char mv[8];
-        usi_move_write(l.moves[i], mv);
-        snprintf(what, sizeof what, "yozume at move %d: %s also mates within %d plies", ply + 1, mv, n - ply);
-        report(v, &pos, what);
-        return;
-      }
-    }
-  }
-  if (!solver_line_verify(&pos, line, n, true, NULL)) {
-    report(v, &pos, "stored main line does not end in mate");
+    report(v, &pos, what);
   }
 }
 
@@ -206,6 +157,7 @@ typedef struct {
   char *msgs;
   size_t n;
   uint64_t limit, checked;
+  bool all;
   int nt;
   VerifyCtx *ctx;
 } VerifyRun;
@@ -222,7 +174,7 @@ static void run_batch(VerifyRun *r) {
 
 static int collect(const TsRecord *rec, void *vctx) {
   VerifyRun *r = vctx;
-  if (!(rec->flags & TSDB_F_COMPLETE)) return 0;
+  if (!(rec->flags & TSDB_F_COMPLETE) && !(r->all && rec->length > 0 && !(rec->flags & TSDB_F_FUZUME))) return 0;
   if (r->limit && r->checked >= r->limit) return 1;
   if (ferror(stdout)) return 1; /* output lost (full disk): main reports it */
   r->checked++;
@@ -235,12 +187,13 @@ static int verify_main(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0, nodes = 2000000, limit = 0;
   uint64_t threads = (uint64_t)cli_default_threads();
-  bool have_moves = false, partial = false;
+  bool have_moves = false, partial = false, all = false;
   static const struct option LONG[] = {
       {"help", no_argument, NULL, 'h'},         {"db", required_argument, NULL, 'd'},
       {"moves", required_argument, NULL, 'm'},  {"limit", required_argument, NULL, 'l'},
       {"nodes", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
-      {"partial", no_argument, NULL, 'P'},      {NULL, 0, NULL, 0}};
+      {"partial", no_argument, NULL, 'P'},      {"all", no_argument, NULL, 'a'},
+      {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
@@ -263,6 +216,7 @@ static int verify_main(int argc, char **argv) {
         return cli_usage_error("verify", "--threads needs a number from 1 to %d", WORKERS_MAX);
       break;
     case 'P': partial = true; break;
+    case 'a': all = true; break;
     default: return cli_getopt_error("verify", c, argv);
     }
   }
@@ -278,16 +232,20 @@ static int verify_main(int argc, char **argv) {
     cli_message("verify", "nothing checked; give --partial to verify what %s holds", path);
     return 1;
   }
-  SolverOptions so;
-  solver_options_default(&so);
-  so.hash_mb = 32;
-  so.max_nodes = nodes;
-  VerifyRun run = {.limit = limit, .nt = (int)threads};
+  CheckOptions co;
+  check_options_default(&co);
+  co.hash_mb = 32;
+  co.call_nodes = nodes;
+  VerifyRun run = {.limit = limit, .nt = (int)threads, .all = all};
   run.recs = malloc(VERIFY_BATCH * sizeof *run.recs);
   run.msgs = calloc(VERIFY_BATCH, VERIFY_MSG);
   run.ctx = calloc((size_t)threads, sizeof *run.ctx);
   bool ok = run.recs && run.msgs && run.ctx;
-  for (int t = 0; ok && t < run.nt; t++) ok = (run.ctx[t].solver = solver_create(&so)) != NULL;
+  for (int t = 0; ok && t < run.nt; t++) {
+    ok = (run.ctx[t].checker = check_create(&co)) != NULL;
+    check_report_init(&run.ctx[t].report);
+    run.ctx[t].all = all;
+  }
   uint64_t t0 = cli_now_ms();
   if (ok) {
     rc = tsdb_foreach(db, have_moves ? (int)moves : -1, collect, &run, &err);
@@ -301,7 +259,8 @@ static int verify_main(int argc, char **argv) {
     sum.unproven += run.ctx[t].unproven;
     sum.alternatives += run.ctx[t].alternatives;
     sum.tolerated += run.ctx[t].tolerated;
-    solver_free(run.ctx[t].solver);
+    check_report_free(&run.ctx[t].report);
+    check_free(run.ctx[t].checker);
   }
   free(run.ctx);
   free(run.msgs);
@@ -311,9 +270,9 @@ static int verify_main(int argc, char **argv) {
     return 3;
   }
   if (rc && rc != 1) return cli_fail("verify", &err);
-  printf("verified %llu complete works in %.1f s: %llu disagreements, %llu alternative checks refuted or "
-         "mating (%llu of them tolerated: higentei, tejun-zengo, ukai), %llu solver calls unproven\n",
-         (unsigned long long)run.checked, (cli_now_ms() - t0) / 1000.0, (unsigned long long)sum.bad,
+  printf("verified %llu %s in %.1f s: %llu disagreements, %llu alternatives found (%llu of them tolerated: "
+         "last-move-alt, hendou, higentei, tejun-zengo, ukai), %llu problems unproven\n",
+         (unsigned long long)run.checked, all ? "problems" : "complete works", (cli_now_ms() - t0) / 1000.0, (unsigned long long)sum.bad,
          (unsigned long long)sum.alternatives, (unsigned long long)sum.tolerated, (unsigned long long)sum.unproven);
   return sum.bad ? 1 : 0;
 }

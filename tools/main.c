@@ -18,6 +18,7 @@ int cmd_query(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_dbcheck(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_roles(int argc, char **argv);
 int cmd_compose(int argc, char **argv);
 
@@ -29,7 +30,8 @@ static const CliCommand COMMANDS[] = {
     {"bench", cmd_bench, "solver speed on a fixed problem list (Nodes searched, Nodes/second)"},
     {"query", cmd_query, "list or count the problems of a database (by length, flag)"},
     {"export", cmd_export, "write problems of a database as KIF (with 変化) or SFEN"},
-    {"verify", cmd_verify, "re-solve every complete work of a database forward"},
+    {"check", cmd_check, "is a problem sound? every flaw of its line (余詰, 変同, 不詰...)"},
+    {"verify", cmd_verify, "check every complete work of a database with the flaw checker"},
     {"db-check", cmd_dbcheck, "read every page and record of a database and report damage"},
     {"roles", cmd_roles, "what each piece does along the main line (seed 003's eight roles)"},
     {"compose", cmd_compose, "make a diagram a complete work (roles, the checker), or works from a mate picture"},

@@ -175,10 +175,77 @@ static int cmp_u16(const void *a, const void *b) {
   return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
 }
 
+/* The main line's candidates at pos (exact value `value`): shortest checks, or
+ * longest replies with futile drops left out unless every longest one is a
+ * futile drop (as fwd_best chooses among them). */
+static int fwd_candidates(Fwd *f, const Position *pos, int value, Move *out) {
+  MoveList l;
+  bool att = pos->side == BLACK;
+  if (att)
+    movegen_checks(pos, &l);
+  else
+    movegen_legal(pos, &l);
+  Bitboard drops = att ? 0 : fwd_drop_squares(pos);
+  bool futile[MAX_MOVES];
+  int vals[MAX_MOVES], longest = 0, n = 0;
+  for (int i = 0; i < l.size; i++) {
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    futile[i] = false;
+    if (drops && move_is_drop(l.moves[i])) {
+      int t = fwd_futile_at(f, pos, l.moves[i]);
+      futile[i] = t >= 0 && t <= value;
+    }
+    vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
+    if (!futile[i] && vals[i] == value - 1) longest++;
+  }
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] == value - 1 && !(futile[i] && longest > 0)) out[n++] = l.moves[i];
+  return n;
+}
+
+typedef struct {
+  const Position *main;
+  const Move *line;
+  int nmain, length, i, budget, na;
+  uint16_t a[CENSUS_MAX_LEN];
+} FwdRejoin;
+
+/* Does some main line from q (ply j, exact value length - j) reach main[j'] at
+ * its own ply? 2 with the same attacker moves as the line (sorted), 1 with
+ * others, 0 no. */
+static int fwd_rejoin(Fwd *f, FwdRejoin *rj, const Position *q, int j) {
+  if (j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j])) {
+    uint16_t a[CENSUS_MAX_LEN], b[CENSUS_MAX_LEN];
+    int nb = 0;
+    for (int k = rj->i; k < j; k += 2) b[nb++] = move_compact(rj->line[k]);
+    if (rj->na != nb) return 1;
+    memcpy(a, rj->a, sizeof a[0] * (size_t)rj->na);
+    qsort(a, (size_t)rj->na, sizeof a[0], cmp_u16);
+    qsort(b, (size_t)nb, sizeof b[0], cmp_u16);
+    return memcmp(a, b, sizeof a[0] * (size_t)nb) == 0 ? 2 : 1;
+  }
+  if (j >= rj->length - 1 || rj->budget-- <= 0) return 0;
+  Move cand[MAX_MOVES];
+  int nc = fwd_candidates(f, q, rj->length - j, cand), best = 0;
+  for (int k = 0; k < nc && best < 2; k++) {
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, cand[k], &u);
+    bool att = q->side == BLACK;
+    if (att) rj->a[rj->na++] = move_compact(cand[k]);
+    int r = fwd_rejoin(f, rj, &p, j + 1);
+    if (att) rj->na--;
+    if (r > best) best = r;
+  }
+  return best;
+}
+
 /*
  * rules.md's classifier for an alternative check `alt` at attacker ply i that
  * mates within the remaining length: same from/to but promotion, or a drop of
- * the same kind on the same line to the king -> 非限定; its own main line
+ * the same kind on the same line to the king -> 非限定; some main line of it
  * meets the main line's position at the same ply -> 手順前後 when the attacker
  * moves up to there are the same ones (sorted), else 迂回; otherwise 余詰.
  */
@@ -195,25 +262,10 @@ static uint32_t fwd_alt_kind(Fwd *f, const Position *main, int nmain, const Move
   Position q = main[i];
   Undo u;
   pos_do_move(&q, alt, &u);
-  uint16_t a[CENSUS_MAX_LEN], b[CENSUS_MAX_LEN];
-  int na = 0;
-  a[na++] = move_compact(alt);
-  for (int j = i + 1; j < length; j++) {
-    if (j <= nmain && pos_equal(&q, &main[j])) {
-      int nb = 0;
-      for (int k = i; k < j; k += 2) b[nb++] = move_compact(line[k]);
-      if (na != nb) return RETRO_F_UKAI;
-      qsort(a, (size_t)na, sizeof a[0], cmp_u16);
-      qsort(b, (size_t)nb, sizeof b[0], cmp_u16);
-      return memcmp(a, b, sizeof a[0] * (size_t)na) == 0 ? RETRO_F_TEJUN_ZENGO : RETRO_F_UKAI;
-    }
-    int nm, nw, ns;
-    Move n = fwd_best(f, &q, length - j, &nm, &nw, &ns);
-    if (n == MOVE_NONE) break;
-    if (q.side == BLACK) a[na++] = move_compact(n);
-    pos_do_move(&q, n, &u);
-  }
-  return RETRO_F_YOZUME;
+  FwdRejoin rj = {.main = main, .line = line, .nmain = nmain, .length = length, .i = i, .budget = 20000, .na = 1};
+  rj.a[0] = move_compact(alt);
+  int r = fwd_rejoin(f, &rj, &q, i + 1);
+  return r == 2 ? RETRO_F_TEJUN_ZENGO : r == 1 ? RETRO_F_UKAI : RETRO_F_YOZUME;
 }
 
 static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *p) {

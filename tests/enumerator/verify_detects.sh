@@ -1,5 +1,5 @@
 #!/bin/sh
-# `tsume verify` finds what is wrong: a stored length that is not the solver's,
+# `tsume verify` finds what is wrong: a stored length that is not the checker's,
 # and a problem marked complete that has a second mating check (余詰). The
 # records are rewritten by tamper_db in copies of a real G2P1 database.
 T="$1"
@@ -11,14 +11,19 @@ TAMPER="$2"
 [ $st = 0 ] && grep -q ' 0 disagreements' "$tmp/v.txt" && ok "untouched database: $(cat "$tmp/v.txt")" ||
   bad "untouched database: exit $st: $(cat "$tmp/v.txt")"
 
+# the flags of every record (complete or not) are the checker's
+"$T" verify --db "$tmp/ref.mdb" --all >"$tmp/v.txt"; st=$?
+[ $st = 0 ] && grep -q 'verified 27158 problems.* 0 disagreements' "$tmp/v.txt" && ok "--all: $(cat "$tmp/v.txt")" ||
+  bad "--all: exit $st: $(head -5 "$tmp/v.txt")"
+
 for mode in length yozume; do
   cp -r "$tmp/ref.mdb" "$tmp/$mode.mdb"
   before=$("$TAMPER" "$tmp/$mode.mdb" $mode) || { bad "tamper_db $mode found no record"; continue; }
   "$T" verify --db "$tmp/$mode.mdb" >"$tmp/v.txt"; st=$?
   n=$(grep -c '^DISAGREE' "$tmp/v.txt")
   case $mode in
-    length) want='stored length 5, solver mate 3' ;;
-    yozume) want='yozume at move' ;;
+    length) want='stored length 5 .*checker complete, mate 3' ;;
+    yozume) want='checker flawed.*yozume at 1: ' ;;
   esac
   if [ $st = 1 ] && [ "$n" = 1 ] && grep -q "$want" "$tmp/v.txt" && grep -q ' 1 disagreements' "$tmp/v.txt"; then
     ok "$mode ($before): $(grep '^DISAGREE' "$tmp/v.txt")"

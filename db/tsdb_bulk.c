@@ -1,0 +1,295 @@
+/*
+ * tsdb_bulk.c - the sorted bulk write (tsdb_bulk.h): an arena of entries
+ * sorted by key, spilled as sorted runs to unlinked files beside the database
+ * when it reaches the memory limit, and a k-way merge of the runs into
+ * key-ordered write transactions.
+ */
+#define _GNU_SOURCE
+#include "tsdb_bulk.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ENTRY_MAX (1 + TSDB_KEY_MAX + 8 + 2 * TSDB_BULK_LINE_MAX)
+#define RUN_BUF ((size_t)1 << 20)
+
+typedef struct {
+  FILE *f;
+  char *buf;
+  uint8_t e[ENTRY_MAX];
+} Run;
+
+struct TsDbBulk {
+  TsDb *db;
+  const char *path;
+  TsDbBulkOptions opt;
+  TsRecord *batch;
+  size_t n, cap;
+  uint64_t seen, written, emitted;
+  uint8_t *arena;
+  size_t arena_len, arena_cap;
+  size_t *offs;
+  size_t noffs, offs_cap;
+  Run *runs;
+  int nruns, runs_cap;
+  uint64_t run_bytes;
+  TsError *err; /* the caller's, for the call in progress */
+};
+
+static size_t entry_size(const uint8_t *e) { return 1 + (size_t)e[0] + 8 + 2 * (size_t)e[1 + e[0] + 7]; }
+
+static int nomem(TsDbBulk *b) { return ts_error_set(b->err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory"); }
+
+int tsdb_bulk_resume_point(TsDb *db, uint64_t *skip, TsError *err) {
+  uint8_t blob[8];
+  size_t blen = 0;
+  *skip = 0;
+  int rc = tsdb_checkpoint_get(db, blob, sizeof blob, &blen, err);
+  if (rc == TS_ERR_NOTFOUND || rc == TS_ERR_USAGE || (rc == TS_OK && blen != 8)) return TS_OK; /* not ours: start over */
+  if (rc) return rc;
+  for (int i = 0; i < 8; i++) *skip = *skip << 8 | blob[i];
+  return TS_OK;
+}
+
+int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbBulk **out, TsError *err) {
+  TsDbBulk *b = calloc(1, sizeof *b);
+  if (b) {
+    b->opt = *o;
+    if (!b->opt.mem_limit) b->opt.mem_limit = (size_t)1 << 30;
+    if (!b->opt.batch) b->opt.batch = 20000;
+    b->cap = b->opt.batch;
+    b->batch = calloc(b->cap, sizeof *b->batch);
+  }
+  if (!b || !b->batch) {
+    free(b);
+    return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  b->db = db;
+  b->path = path;
+  b->written = b->opt.skip;
+  *out = b;
+  return TS_OK;
+}
+
+static int flush_batch(TsDbBulk *b) {
+  if (!b->n) return TS_OK;
+  uint64_t ck = b->written + b->n;
+  uint8_t blob[8];
+  for (int i = 0; i < 8; i++) blob[i] = (uint8_t)(ck >> (56 - 8 * i));
+  int rc = tsdb_put_batch(b->db, b->batch, b->n, blob, sizeof blob, b->err);
+  if (rc) return rc;
+  b->written = ck;
+  b->n = 0;
+  return TS_OK;
+}
+
+/* The next entry in key order; the first `skip` of them are already stored. */
+static int emit(TsDbBulk *b, const uint8_t *e) {
+  if ((b->emitted & ((1u << 20) - 1)) == 0 && b->emitted && b->opt.progress)
+    b->opt.progress(b->emitted, b->seen, b->opt.progress_ctx);
+  if (b->emitted++ < b->opt.skip) return TS_OK;
+  TsRecord *r = &b->batch[b->n];
+  r->key_len = e[0];
+  memcpy(r->key, e + 1, e[0]);
+  const uint8_t *t = e + 1 + e[0];
+  memcpy(&r->length, t, 2);
+  memcpy(&r->flags, t + 2, 4);
+  r->root_mates = t[6];
+  r->line_len = t[7];
+  memcpy(r->line, t + 8, 2 * (size_t)r->line_len);
+  r->ext_len = 0;
+  return ++b->n == b->cap ? flush_batch(b) : TS_OK;
+}
+
+static int entry_cmp(const uint8_t *x, const uint8_t *y) {
+  size_t n = x[0] < y[0] ? x[0] : y[0];
+  int c = memcmp(x + 1, y + 1, n);
+  return c ? c : (int)x[0] - (int)y[0];
+}
+
+static int cmp_entry(const void *a, const void *b, void *arena) {
+  return entry_cmp((const uint8_t *)arena + *(const size_t *)a, (const uint8_t *)arena + *(const size_t *)b);
+}
+
+static int run_io_error(TsDbBulk *b, const char *what) {
+  return ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "cannot %s a sort run beside the database: %s", what,
+                      strerror(errno));
+}
+
+/* Sorts the arena and writes it to a new run file, then empties the arena. */
+static int spill_run(TsDbBulk *b) {
+  if (b->nruns == b->runs_cap) {
+    int nc = b->runs_cap ? 2 * b->runs_cap : 16;
+    Run *nr = realloc(b->runs, (size_t)nc * sizeof *nr);
+    if (!nr) return nomem(b);
+    b->runs = nr;
+    b->runs_cap = nc;
+  }
+  char name[4096];
+  snprintf(name, sizeof name, "%s.sort-XXXXXX", b->path);
+  int fd = mkstemp(name);
+  if (fd < 0) return run_io_error(b, "create");
+  unlink(name); /* freed by the system however the process ends */
+  Run *run = &b->runs[b->nruns];
+  run->f = fdopen(fd, "w+b");
+  run->buf = malloc(RUN_BUF);
+  if (!run->f || !run->buf) {
+    if (run->f) fclose(run->f);
+    else close(fd);
+    free(run->buf);
+    return nomem(b);
+  }
+  b->nruns++;
+  setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
+  if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
+  for (size_t i = 0; i < b->noffs; i++) {
+    const uint8_t *e = b->arena + b->offs[i];
+    if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(b, "write");
+  }
+  if (fflush(run->f) != 0) return run_io_error(b, "write");
+  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, "rewind");
+  b->run_bytes += b->arena_len;
+  b->arena_len = 0;
+  b->noffs = 0;
+  return TS_OK;
+}
+
+/* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
+static int run_next(TsDbBulk *b, Run *run) {
+  uint8_t *e = run->e;
+  int c = getc(run->f);
+  if (c == EOF && !ferror(run->f)) return 0;
+  if (c != EOF) {
+    e[0] = (uint8_t)c;
+    if (fread(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
+      size_t ll = 2 * (size_t)e[1 + e[0] + 7];
+      if (!ll || fread(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
+    }
+  }
+  run_io_error(b, "read");
+  return -1;
+}
+
+static bool heap_less(const TsDbBulk *b, const int *h, int x, int y) {
+  return entry_cmp(b->runs[h[x]].e, b->runs[h[y]].e) < 0;
+}
+
+static void heap_down(const TsDbBulk *b, int *h, int n, int i) {
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < n && heap_less(b, h, l, m)) m = l;
+    if (l + 1 < n && heap_less(b, h, l + 1, m)) m = l + 1;
+    if (m == i) return;
+    int t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+/* Merges the runs into the database in key order. */
+static int merge_runs(TsDbBulk *b) {
+  int *h = malloc((size_t)b->nruns * sizeof *h), n = 0;
+  if (!h) return nomem(b);
+  int rc = TS_OK;
+  for (int i = 0; i < b->nruns && !rc; i++) {
+    int got = run_next(b, &b->runs[i]);
+    if (got < 0) rc = TS_ERR_IO;
+    else if (got) h[n++] = i;
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heap_down(b, h, n, i);
+  while (n && !rc) {
+    Run *run = &b->runs[h[0]];
+    rc = emit(b, run->e);
+    if (rc) break;
+    int got = run_next(b, run);
+    if (got < 0) rc = TS_ERR_IO;
+    else if (!got) h[0] = h[--n];
+    heap_down(b, h, n, 0);
+  }
+  free(h);
+  return rc ? rc : flush_batch(b);
+}
+
+int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
+  b->err = err;
+  if (rec->line_len > TSDB_BULK_LINE_MAX || rec->key_len < 1 || rec->key_len > TSDB_KEY_MAX)
+    return ts_error_set(err, TS_ERR_USAGE, b->path, 0, 0, "bulk record %llu: key of %u bytes, line of %u moves",
+                        (unsigned long long)b->seen, rec->key_len, rec->line_len);
+  b->seen++;
+  size_t need = 1 + TSDB_KEY_MAX + 9 + 2 * (size_t)rec->line_len;
+  if (b->noffs && b->arena_len + need + (b->noffs + 1) * sizeof *b->offs > b->opt.mem_limit) {
+    int rc = spill_run(b);
+    if (rc) return rc;
+  }
+  if (b->arena_len + need > b->arena_cap) {
+    size_t nc = b->arena_cap ? b->arena_cap * 2 : (size_t)1 << 20;
+    if (nc > b->opt.mem_limit && b->opt.mem_limit > b->arena_len + need) nc = b->opt.mem_limit;
+    uint8_t *na = realloc(b->arena, nc);
+    if (!na) return nomem(b);
+    b->arena = na;
+    b->arena_cap = nc;
+  }
+  if (b->noffs == b->offs_cap) {
+    size_t nc = b->offs_cap ? b->offs_cap * 2 : 65536;
+    size_t *no = realloc(b->offs, nc * sizeof *no);
+    if (!no) return nomem(b);
+    b->offs = no;
+    b->offs_cap = nc;
+  }
+  b->offs[b->noffs++] = b->arena_len;
+  uint8_t *e = b->arena + b->arena_len;
+  e[0] = rec->key_len;
+  memcpy(e + 1, rec->key, rec->key_len);
+  uint8_t *t = e + 1 + rec->key_len;
+  memcpy(t, &rec->length, 2);
+  memcpy(t + 2, &rec->flags, 4);
+  t[6] = rec->root_mates;
+  t[7] = (uint8_t)rec->line_len;
+  memcpy(t + 8, rec->line, 2 * (size_t)rec->line_len);
+  b->arena_len += 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
+  return TS_OK;
+}
+
+int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
+  b->err = err;
+  if (b->nruns) {
+    int rc = b->noffs ? spill_run(b) : TS_OK;
+    free(b->arena);
+    free(b->offs);
+    b->arena = NULL;
+    b->offs = NULL;
+    b->arena_cap = b->offs_cap = 0;
+    return rc ? rc : merge_runs(b);
+  }
+  if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
+  for (size_t i = 0; i < b->noffs; i++) {
+    int rc = emit(b, b->arena + b->offs[i]);
+    if (rc) return rc;
+  }
+  return flush_batch(b);
+}
+
+void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
+  st->added = b->seen;
+  st->written = b->written;
+  st->runs = b->nruns;
+  st->run_bytes = b->run_bytes;
+}
+
+void tsdb_bulk_free(TsDbBulk *b) {
+  if (!b) return;
+  for (int i = 0; i < b->nruns; i++) {
+    fclose(b->runs[i].f);
+    free(b->runs[i].buf);
+  }
+  free(b->runs);
+  free(b->batch);
+  free(b->arena);
+  free(b->offs);
+  free(b);
+}

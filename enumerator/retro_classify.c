@@ -1,0 +1,538 @@
+/*
+ * retro_classify.c - the classification of every problem of the table: the
+ * main line (shortest attack, longest defence, 駒余り tie-break), the flags
+ * (余詰, 最終手余詰, 駒余り, 変同, 変長, and the tolerated alternatives 非限定,
+ * 手順前後, 迂回), completeness and minimality. Positions outside the material
+ * (after a drop of an outside piece) are valued by each thread's solver,
+ * with a small per-thread cache.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "retro_internal.h"
+#include "workers.h"
+
+/* ---------- classification ---------- */
+
+/*
+ * Classification context: the tables, and for ranging materials a solver for
+ * the positions outside the material (after a drop of an outside piece).
+ */
+typedef struct {
+  uint64_t key;   /* 0 = empty */
+  int16_t value;  /* plies to mate; -1 none within `bound`; -2 not searched */
+  int16_t bound;
+  int8_t left;    /* line_leftover: -1 unknown, else 0 / 1 */
+} OutEntry;
+
+#define OUT_CACHE_BITS 18
+
+typedef struct {
+  Retro *r;
+  Solver *s;
+  OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
+} Cls;
+
+static uint64_t out_key(const Position *pos) {
+  /* the defender's hand is the rest of the 40 pieces, so board + attacker hand say it all */
+  uint64_t h = (uint64_t)pos->hand[BLACK] * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+  return (pos->board_key ^ h) | 1;
+}
+
+static OutEntry *out_slot(Cls *c, const Position *pos) {
+  if (!c->cache) return NULL;
+  uint64_t k = out_key(pos);
+  OutEntry *e = &c->cache[k & (((uint64_t)1 << OUT_CACHE_BITS) - 1)];
+  if (e->key != k) *e = (OutEntry){k, -2, -1, -1};
+  return e;
+}
+
+static int value_of(Retro *r, const Position *pos) {
+  int v = retro_table_get_pos(r, pos);
+  return v == VAL_NONE ? -1 : v;
+}
+
+/* Plies to mate of any position when at most `bound` (else -1): the tables
+ * inside the material, the solver outside it. */
+static int cls_value_in(Cls *c, const Position *pos, int bound, bool within) {
+  if (within) {
+    int v = value_of(c->r, pos);
+    return v <= bound ? v : -1;
+  }
+  if (!c->s || bound < 0) return -1;
+  OutEntry *e = out_slot(c, pos);
+  /* cached: an exact value, or "none within e->bound" */
+  if (e && e->value >= 0) return e->value <= bound ? e->value : -1;
+  if (e && e->value == -1 && e->bound >= bound) return -1;
+  int v = solver_value(c->s, pos, BLACK, bound);
+  if (v == SOLVER_VALUE_UNKNOWN) __atomic_fetch_add(&c->r->stats.anomalies, 1, __ATOMIC_RELAXED);
+  v = v >= 0 ? v : -1;
+  if (e) {
+    e->value = (int16_t)v;
+    e->bound = (int16_t)bound;
+  }
+  return v;
+}
+
+static int cls_value(Cls *c, const Position *pos, int bound) {
+  return cls_value_in(c, pos, bound, retro_within_material(c->r, pos));
+}
+
+typedef struct {
+  Cls *c;
+  int R;
+} FutileTest;
+
+static bool mated_within_R(const Position *after, void *vctx) {
+  FutileTest *t = vctx;
+  return cls_value(t->c, after, t->R) >= 0;
+}
+
+/*
+ * 無駄合 (solver.h): a drop on a square between a distant checker and the king
+ * is futile at remaining length R when some check capturing the dropped piece
+ * leads, with the piece handed back, to a position mated within R.
+ */
+static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
+  FutileTest t = {c, R};
+  return solver_futile_any(pos, drop, mated_within_R, &t);
+}
+
+static bool line_leftover(Cls *c, const Position *pos, int v);
+
+static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
+  Position q = *pos;
+  Undo u;
+  pos_do_move(&q, m, &u);
+  return line_leftover(c, &q, v);
+}
+
+/*
+ * Attacker to move, value V: a check of value V-1 (the shortest), preferring
+ * one whose line ends with an empty hand. *nwithin counts the checks that mate
+ * within the remaining length (V-1 plies after them: rules.md's 余詰 test);
+ * *nmates, when not NULL, counts every check that mates within max_moves
+ * (positions of the material only). Only children one ply shorter are
+ * followed, so the recursion through line_leftover ends.
+ */
+static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates) {
+  MoveList l;
+  int vals[MAX_MOVES];
+  movegen_checks(pos, &l);
+  int any = 0, within = 0;
+  /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
+  bool in = retro_within_material(c->r, pos);
+  Position q = *pos;
+  for (int i = 0; i < l.size; i++) {
+    Undo u;
+    pos_do_move(&q, l.moves[i], &u);
+    int v = cls_value_in(c, &q, nmates ? c->r->opt.max_moves : V - 1, in);
+    pos_undo_move(&q, l.moves[i], &u);
+    if (v >= 0) any++;
+    vals[i] = v <= V - 1 ? v : -1;
+    if (vals[i] >= 0) within++;
+  }
+  Move bm = MOVE_NONE;
+  for (int i = 0; i < l.size; i++)
+    if (vals[i] == V - 1) {
+      if (bm == MOVE_NONE) bm = l.moves[i];
+      if (!child_leftover(c, pos, l.moves[i], V - 1)) {
+        bm = l.moves[i];
+        break;
+      }
+    }
+  *nwithin = within;
+  if (nmates) *nmates = any;
+  return bm;
+}
+
+/*
+ * Defender to move with value R: a reply of value R-1 (the longest), futile
+ * drops left out, preferring one whose line leaves no attacker piece; *nsame
+ * counts the longest replies whose line leaves none. When every reply is a
+ * futile drop but R > 0 (a drop can be futile at R and also last R-1 plies
+ * itself: the capture that makes it futile is answered, and the mate takes
+ * the same R plies), the drops of value R-1 are the longest defences. MOVE_NONE
+ * when only futile drops are left and R = 0 (mated).
+ */
+static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  bool dc = solver_drop_squares(pos) != 0;
+  Bitboard tested = 0, futile = 0;
+  Move fut[MAX_MOVES];
+  int nfut = 0;
+  Move bm = MOVE_NONE;
+  int same = 0;
+  for (int pass = 0; pass < 2 && bm == MOVE_NONE && R > 0; pass++) {
+    int n = pass == 0 ? l.size : nfut;
+    for (int i = 0; i < n; i++) {
+      Move m = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && dc && move_is_drop(m)) {
+        Square sq = move_to(m);
+        if (!bb_test(tested, sq)) {
+          tested |= BB_SQ[sq];
+          if (drop_futile(c, pos, m, R)) futile |= BB_SQ[sq];
+        }
+        if (bb_test(futile, sq)) {
+          fut[nfut++] = m;
+          continue;
+        }
+      }
+      Position q = *pos;
+      Undo u;
+      pos_do_move(&q, m, &u);
+      /* the longest: mated within R-1 but not within R-3 */
+      if (pass == 1 && cls_value(c, &q, R - 1) < 0) continue;
+      if (R >= 3 && cls_value(c, &q, R - 3) >= 0) continue;
+      if (bm == MOVE_NONE) bm = m;
+      if (!line_leftover(c, &q, R - 1)) {
+        if (same++ == 0) bm = m;
+      }
+    }
+  }
+  *nsame = same;
+  return bm;
+}
+
+/* Does the main line from pos (value v) end with pieces in the attacker's hand?
+ * Memoised in the thread's cache. */
+static bool line_leftover(Cls *c, const Position *pos, int v) {
+  OutEntry *e = out_slot(c, pos);
+  if (e && e->left >= 0) return e->left != 0;
+  bool left;
+  Move m = MOVE_NONE;
+  if (v > 0) {
+    if (pos->side == BLACK) {
+      int nw;
+      m = attacker_best(c, pos, v, &nw, NULL);
+    } else {
+      int ns;
+      m = defender_best(c, pos, v, &ns);
+    }
+  }
+  if (m == MOVE_NONE) {
+    /* mated (or only futile drops left) */
+    left = pos->hand[BLACK] != 0;
+  } else {
+    left = child_leftover(c, pos, m, v - 1);
+  }
+  if ((e = out_slot(c, pos)) != NULL) e->left = left;
+  return left;
+}
+
+/* 非限定: the same move but for promotion, or the same piece dropped on
+ * another square of the same line to the king. */
+static bool non_limiting(const Position *pos, Move m, Move alt) {
+  if (move_is_drop(m) || move_is_drop(alt)) {
+    if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
+    Square k = pos->king[WHITE], a = move_to(m), b = move_to(alt);
+    return bb_test(BETWEEN[k][a], b) || bb_test(BETWEEN[k][b], a);
+  }
+  return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
+}
+
+/* Visits of one rejoin search (手順前後 / 迂回); past it the alternative is 余詰. */
+#define REJOIN_BUDGET 20000
+
+/* The attacker moves mv[0..nmv) and the main line's attacker moves from ply i
+ * to ply j, as multisets: equal (手順前後)? */
+static bool same_attacker_moves(const uint16_t *mv, int nmv, const Move *line, int i, int j) {
+  uint16_t ref[RETRO_LINE_MAX];
+  int nref = 0;
+  for (int k = i; k < j; k += 2) ref[nref++] = move_compact(line[k]);
+  bool perm = nref == nmv;
+  for (int a = 0; a < nmv && perm; a++) {
+    int hits = 0, want = 0;
+    for (int b = 0; b < nmv; b++) {
+      hits += ref[b] == mv[a];
+      want += mv[b] == mv[a];
+    }
+    perm = hits == want;
+  }
+  return perm;
+}
+
+typedef struct {
+  const Position *main;
+  const Move *line;
+  int nmain, length, i, budget, nmv;
+  uint16_t mv[RETRO_LINE_MAX];
+} Rejoin;
+
+/* From q at ply j (exact value length - j): does some main line of the
+ * alternative (shortest checks; longest replies, futile drops left out unless
+ * no other reply is longest) reach main[j'] at its own ply j'? 2 when one does
+ * with the same attacker moves (手順前後), 1 when one does (迂回), 0 no. */
+static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
+  if (j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j]))
+    return same_attacker_moves(rj->mv, rj->nmv, rj->line, rj->i, j) ? 2 : 1;
+  if (j >= rj->length - 1 || rj->budget-- <= 0) return 0;
+  int R = rj->length - j;
+  bool att = q->side == BLACK;
+  MoveList l;
+  if (att)
+    movegen_checks(q, &l);
+  else
+    movegen_legal(q, &l);
+  bool dc = !att && solver_drop_squares(q) != 0;
+  Move cand[MAX_MOVES], fut[MAX_MOVES];
+  int nc = 0, nf = 0;
+  for (int pass = 0; pass < 2 && nc == 0; pass++) {
+    int n = pass == 0 ? l.size : nf;
+    for (int k = 0; k < n; k++) {
+      Move m = pass == 0 ? l.moves[k] : fut[k];
+      if (pass == 0 && dc && move_is_drop(m) && drop_futile(c, q, m, R)) {
+        fut[nf++] = m;
+        continue;
+      }
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, m, &u);
+      if (cls_value(c, &p, R - 1) == R - 1) cand[nc++] = m;
+    }
+  }
+  int best = 0;
+  for (int k = 0; k < nc && best < 2; k++) {
+    Position p = *q;
+    Undo u;
+    pos_do_move(&p, cand[k], &u);
+    if (att) rj->mv[rj->nmv++] = move_compact(cand[k]);
+    int r = rejoin_any(c, rj, &p, j + 1);
+    if (att) rj->nmv--;
+    if (r > best) best = r;
+  }
+  return best;
+}
+
+/*
+ * An alternative `alt` at ply i of the main line (positions main[0..nmain])
+ * that mates within the remaining length: when some main line of it reaches
+ * the main line's position at the same ply the alternative is 手順前後 (the
+ * same attacker moves in another order) or 迂回 (other moves); else 余詰.
+ * The flaw checker (solver/check.c) classifies by the same rule.
+ */
+static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
+                                 Move alt) {
+  if (non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
+  Position q = main[i];
+  Undo u;
+  pos_do_move(&q, alt, &u);
+  Rejoin rj = {.main = main, .line = line, .nmain = nmain, .length = length, .i = i, .budget = REJOIN_BUDGET,
+               .nmv = 1};
+  rj.mv[0] = move_compact(alt);
+  int r = rejoin_any(c, &rj, &q, i + 1);
+  return r == 2 ? RETRO_F_TEJUN_ZENGO : r == 1 ? RETRO_F_UKAI : RETRO_F_YOZUME;
+}
+
+/* The kinds of every alternative at attacker ply i (not the last) that mates
+ * within the remaining length. */
+static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const Move *line, int length, int i) {
+  MoveList l;
+  movegen_checks(&main[i], &l);
+  uint32_t f = 0;
+  for (int k = 0; k < l.size; k++) {
+    Move m = l.moves[k];
+    if (m == line[i]) continue;
+    Position q = main[i];
+    Undo u;
+    pos_do_move(&q, m, &u);
+    if (cls_value(c, &q, length - i - 1) < 0) continue;
+    f |= alternative_kind(c, main, nmain, line, length, i, m);
+  }
+  return f;
+}
+
+/* 変長: at a defender ply of a main line ending with 駒余り, a reply 2 or 4
+ * plies shorter (not a futile drop) whose line ends with the hand empty. */
+static bool henchou_at(Cls *c, const Position *pos, int R) {
+  MoveList l;
+  movegen_legal(pos, &l);
+  bool dc = solver_drop_squares(pos) != 0;
+  for (int k = 0; k < l.size; k++) {
+    Move m = l.moves[k];
+    Position q = *pos;
+    Undo u;
+    pos_do_move(&q, m, &u);
+    int v = R >= 3 ? cls_value(c, &q, R - 3) : -1;
+    if (v < 0 || v < R - 5) continue;
+    if (dc && move_is_drop(m) && drop_futile(c, pos, m, R)) continue;
+    if (!line_leftover(c, &q, v)) return true;
+  }
+  return false;
+}
+
+static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {
+  Retro *r = c->r;
+  Position main[RETRO_LINE_MAX + 1];
+  Position pos = *start;
+  pb->pos = *start;
+  pb->length = length;
+  pb->flags = 0;
+  pb->line_len = 0;
+  uint8_t alt_at[RETRO_LINE_MAX];
+  int nalt = 0;
+  for (int ply = 0; ply < length && pb->line_len < RETRO_LINE_MAX; ply++) {
+    Move m;
+    main[ply] = pos;
+    if (pos.side == BLACK) {
+      int nw, nm;
+      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL);
+      if (ply == 0) pb->root_mates = nm;
+      bool last = ply == length - 1;
+      if (nw > 1 && last) pb->flags |= RETRO_F_LAST_MOVE_ALT;
+      if (nw > 1 && !last) alt_at[nalt++] = (uint8_t)ply;
+    } else {
+      int ns;
+      m = defender_best(c, &pos, length - ply, &ns);
+      /* 変同 is not a flaw at the second-last ply */
+      if (ns > 1 && ply < length - 2) pb->flags |= RETRO_F_HENDOU;
+    }
+    if (m == MOVE_NONE) {
+      pb->flags |= RETRO_F_FUTILE_CUT;
+      break;
+    }
+    pb->line[pb->line_len++] = m;
+    Undo u;
+    pos_do_move(&pos, m, &u);
+  }
+  main[pb->line_len] = pos;
+  for (int k = 0; k < nalt; k++) pb->flags |= alternatives_at(c, main, pb->line_len, pb->line, length, alt_at[k]);
+  if (pos.hand[BLACK]) {
+    pb->flags |= RETRO_F_KOMAAMARI;
+    for (int ply = 1; ply < pb->line_len; ply += 2)
+      if (henchou_at(c, &main[ply], length - ply)) {
+        pb->flags |= RETRO_F_HENCHOU;
+        break;
+      }
+  }
+  uint32_t flaws = RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT;
+  if (r->opt.strict_alternatives) flaws |= RETRO_F_TEJUN_ZENGO | RETRO_F_UKAI | RETRO_F_HIGENTEI;
+  bool complete = !(pb->flags & flaws);
+  /* a 1-move problem with two mating moves is not accepted */
+  if (length == 1 && pb->root_mates > 1) complete = false;
+  if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;
+  if (complete) pb->flags |= RETRO_F_COMPLETE;
+}
+
+/* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
+static bool is_minimal(Cls *c, const RetroProblem *pb) {
+  Retro *r = c->r;
+  const Position *pos = &pb->pos;
+  for (int t = PAWN; t <= GOLD; t++) {
+    if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
+    Position q = *pos;
+    q.hand[BLACK] = hand_sub(q.hand[BLACK], (PieceType)t);
+    pos_give_remaining(&q, WHITE);
+    pos_finish_setup(&q);
+    int v = value_of(r, &q);
+    if (v != pb->length) continue;
+    RetroProblem sub;
+    classify(c, &q, v, &sub);
+    if ((sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len &&
+        memcmp(sub.line, pb->line, sizeof(Move) * (size_t)pb->line_len) == 0)
+      return false;
+  }
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  while (occ) {
+    Square s = bb_pop(&occ);
+    Position q = *pos;
+    pos_remove(&q, s);
+    q.hand[WHITE] = 0;
+    pos_give_remaining(&q, WHITE);
+    pos_finish_setup(&q);
+    if (q.checkers || pos_checkers_of(&q, WHITE)) continue;
+    int v = value_of(r, &q);
+    if (v != pb->length) continue;
+    RetroProblem sub;
+    classify(c, &q, v, &sub);
+    if (!(sub.flags & RETRO_F_COMPLETE) || sub.line_len != pb->line_len) continue;
+    bool same = true;
+    for (int i = 0; i < sub.line_len && same; i++) same = move_compact(sub.line[i]) == move_compact(pb->line[i]);
+    if (same) return false;
+  }
+  return true;
+}
+
+static bool material_is(const Position *pos, const int count[HAND_PT_NB]) {
+  int cnt[PT_NB] = {0};
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Piece p = pos->board[bb_pop(&occ)];
+    cnt[pt_demote(piece_type(p))]++;
+  }
+  for (int t = PAWN; t <= GOLD; t++)
+    if (cnt[t] + hand_count(pos->hand[BLACK], (PieceType)t) != count[t]) return false;
+  return true;
+}
+
+typedef struct {
+  Retro *r;
+  const int *count;
+  int (*cb)(const RetroProblem *p, void *ctx);
+  void *ctx;
+  pthread_mutex_t *lock;
+  uint64_t *next_chunk;
+  int *stop;
+  int id;
+  uint64_t done;
+  RetroProblem pb;
+  OutEntry *cache;
+} ClassifyWorker;
+
+static void *classify_worker(void *arg) {
+  ClassifyWorker *w = arg;
+  Retro *r = w->r;
+  for (;;) {
+    uint64_t c = __atomic_fetch_add(w->next_chunk, 1, __ATOMIC_RELAXED);
+    uint64_t begin = c * LAYER_CHUNK;
+    if (begin >= r->cap || __atomic_load_n(w->stop, __ATOMIC_RELAXED)) break;
+    uint64_t end = begin + LAYER_CHUNK < r->cap ? begin + LAYER_CHUNK : r->cap;
+    for (uint64_t i = begin; i < end; i++) {
+      const XRecord *x = &r->tab[i];
+      if (!x->core || key_side(x->core)) continue;
+      int len = xr_value(x) & VAL_LEN_MASK;
+      Square sqs[SQ_NB];
+      int ns = retro_xr_squares(x, sqs);
+      for (int k = 0; k < ns; k++) {
+        Position pos;
+        retro_key_decode(retro_xkey_join(x->core, sqs[k]), &pos);
+        if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
+        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
+        classify(&c, &pos, len, &w->pb);
+        if (w->pb.flags & RETRO_F_COMPLETE)
+          if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
+        pthread_mutex_lock(w->lock);
+        int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
+        if (rc && !*w->stop) *w->stop = rc;
+        pthread_mutex_unlock(w->lock);
+        w->done++;
+      }
+    }
+    if (w->id == 0) retro_report(r, "classify", 0, w->done, end, r->cap);
+  }
+  return NULL;
+}
+
+int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const RetroProblem *p, void *ctx),
+                          void *ctx) {
+  int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  ClassifyWorker *ws = calloc((size_t)nt, sizeof *ws);
+  if (!ws) return TS_ERR_NOMEM;
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  uint64_t next_chunk = 0;
+  int stop = 0;
+  for (int t = 0; t < nt; t++) {
+    ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
+                             .next_chunk = &next_chunk, .stop = &stop, .id = t};
+    ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
+  }
+  workers_run(nt, classify_worker, ws, sizeof *ws);
+  for (int t = 0; t < nt; t++) free(ws[t].cache);
+  free(ws);
+  return stop;
+}
+

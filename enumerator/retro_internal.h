@@ -1,0 +1,148 @@
+/*
+ * retro_internal.h - what the phases of the retrograde enumerator share
+ * (retro_table.c, retro_mates.c, retro_layers.c, retro_classify.c): the
+ * 128-bit position keys, the table of extended positions, and each phase's
+ * entry point. Not part of the library's interface (retro_enum.h is).
+ */
+#ifndef TSUME_RETRO_INTERNAL_H
+#define TSUME_RETRO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "retro_enum.h"
+#include "solver_value.h"
+
+/*
+ * Position key, 128 bits (the defender's hand is implied: everything else):
+ *
+ *   bit 127     always 1 (so 0 marks an empty slot)
+ *   bit 126     side to move (1 = gote)
+ *   bits 125-105 attacker's hand, 21 bits: P 5 | L 3 | N 3 | S 3 | G 3 | B 2 | R 2
+ *   bits 104-98 defender king square
+ *   bits 97-2   up to 8 entries of 12 bits, square (7) << 5 | piece (5), in
+ *               increasing square order from the top; unused entries are 0
+ */
+typedef unsigned __int128 Key;
+
+#define VAL_LEN_MASK 0x03ffu
+/* a defender position already valued by the solver and found not mated within the bound */
+#define VAL_NONE VAL_LEN_MASK
+
+/*
+ * Extended positions (拡張局面, seed 002). The table's records each stand for
+ * several concrete positions of one value: every piece is fixed but one, the
+ * piece farthest from the defender's king (where a piece most often does not
+ * matter), which may stand on any square of a set. A record is keyed by the
+ * position without that piece (its piece code kept in the low bits) and holds
+ * the set of its squares and the value. Every concrete key belongs to exactly
+ * one (record key, square) pair, so the table is an exact map from concrete
+ * positions to values; records of one key with different values coexist.
+ */
+typedef struct {
+  Key core;    /* record key; 0 marks an empty slot */
+  uint64_t lo; /* squares 0-63 */
+  uint64_t hi; /* squares 64-80 in bits 0-16, the value in bits 48-63 */
+} XRecord;
+
+struct Retro {
+  Material mat;
+  RetroOptions opt;
+  XRecord *tab;
+  uint64_t cap, used, records; /* slots, concrete positions, records */
+  RetroStats stats;
+  /* positions in the table by side to move (0 attacker, 1 defender) and value;
+   * a layer's frontier is the table's positions of one side and value */
+  uint64_t count[2][RETRO_MAX_LEN + 2];
+  bool ranging;
+  Solver **solvers; /* one per thread (ranging materials only) */
+  int nsolvers;
+};
+
+/* A position and its value; packed (18 bytes instead of 32) for the layers' new positions. */
+typedef struct __attribute__((packed)) {
+  Key k;
+  uint16_t v;
+} KeyVal;
+
+/* Table slots handed to a worker thread at a time (layers, classification). */
+#define LAYER_CHUNK 1024
+
+/* Chebyshev distance between two squares. */
+static inline int sq_distance(Square a, Square b) {
+  int df = sq_file(a) - sq_file(b), dr = sq_rank(a) - sq_rank(b);
+  if (df < 0) df = -df;
+  if (dr < 0) dr = -dr;
+  return df > dr ? df : dr;
+}
+
+static inline uint64_t key_hash(Key k) {
+  uint64_t x = (uint64_t)k ^ ((uint64_t)(k >> 64) * 0x9e3779b97f4a7c15ULL);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 29;
+  return x;
+}
+
+static inline bool xr_has(const XRecord *x, Square sq) {
+  return sq < 64 ? (x->lo >> sq) & 1 : (x->hi >> (sq - 64)) & 1;
+}
+static inline void xr_add(XRecord *x, Square sq) {
+  if (sq < 64)
+    x->lo |= (uint64_t)1 << sq;
+  else
+    x->hi |= (uint64_t)1 << (sq - 64);
+}
+static inline uint16_t xr_value(const XRecord *x) { return (uint16_t)(x->hi >> 48); }
+/* Side to move of a key or record key (1: the defender). */
+static inline int key_side(Key k) { return (int)((k >> 126) & 1); }
+
+/* The stored value of the concrete position (record key c, square sq), or -1. */
+static inline int table_get_split(const Retro *r, Key c, Square sq) {
+  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
+  for (; r->tab[i].core; i = (i + 1) & mask)
+    if (r->tab[i].core == c && xr_has(&r->tab[i], sq)) return xr_value(&r->tab[i]);
+  return -1;
+}
+
+/* ---------- keys and table (retro_table.c) ---------- */
+
+/* The canonical key of a position. */
+Key retro_key_of(const Position *pos);
+/* The record key of a position, its concrete key (*full, when not NULL) and
+ * the square of its free piece. */
+Key retro_pos_split(const Position *pos, Key *full, Square *sq);
+/* The position of a concrete key (the defender holds the rest). */
+void retro_key_decode(Key k, Position *pos);
+/* The concrete key of a record key with its free piece on sq. */
+Key retro_xkey_join(Key core, Square sq);
+/* The squares of a record's free piece, in increasing order; returns their number. */
+int retro_xr_squares(const XRecord *x, Square out[SQ_NB]);
+/* The stored value of a position, or -1 when absent. */
+int retro_table_get_pos(const Retro *r, const Position *pos);
+/* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
+int retro_table_insert(Retro *r, Key k, uint16_t v);
+/* Appends k to a growing array. TS_ERR_NOMEM. */
+int retro_keys_push(Key **arr, uint64_t *n, uint64_t *cap, Key k);
+/* Inserts a position valued v while layer n is built (see the definition). */
+int retro_record_value(Retro *r, Key k, uint16_t v, int n, uint64_t *added);
+uint64_t retro_now_ms(void);
+/* Calls the progress callback, if any. */
+void retro_report(Retro *r, const char *phase, int layer, uint64_t layer_new, uint64_t done, uint64_t total);
+
+/* ---------- mates (retro_mates.c) ---------- */
+
+/* Every mate of the material and its sub-materials into the table (value 0). */
+int retro_mates_run(Retro *r, TsError *err);
+/* The solver's value of a defender position (VAL_NONE: not mated within the
+ * bound), known to be at least lo. */
+uint16_t retro_solver_value(Retro *r, Solver *s, const Position *q, int lo);
+
+/* ---------- layers (retro_layers.c) ---------- */
+
+/* Is the material of pos inside the spec (each kind at most the spec count)? */
+bool retro_within_material(const Retro *r, const Position *pos);
+/* The layers, from mates in 1 up to opt.max_moves. */
+int retro_layers_run(Retro *r, TsError *err);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * retro_table.c - the table of extended positions (拡張局面, seed 002) and the
+ * enumerator's life cycle.
+ *
+ * Positions are keyed by exact 128-bit keys of the canonical orientation
+ * (retro_internal.h). The table is an open-addressing hash of records: each
+ * record holds every piece but one fixed, the set of squares of the free
+ * piece (the one farthest from the defender's king) and one value, so it
+ * stands for several concrete positions of that value. Every concrete
+ * position belongs to exactly one (record key, square) pair, so the table is
+ * an exact map from positions to values (mate length for the attacker to
+ * move, plies to mate for the defender, VAL_NONE for "not mated within the
+ * bound"). The phases read it concurrently and insert only between phases.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "encode.h"
+#include "retro_internal.h"
+
+/* ---------- keys ---------- */
+
+/* A key's piece entries, top down: (square << 5 | piece) of every piece but the
+ * defender's king, in increasing square order of the plain or mirrored board. */
+static int key_entries(const Position *pos, bool mirror, unsigned e[SQ_NB]) {
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  int n = 0;
+  if (!mirror) {
+    while (occ) {
+      Square s = bb_pop(&occ);
+      e[n++] = ((unsigned)s << 5) | pos->board[s];
+    }
+    return n;
+  }
+  /* mirrored squares ascend as the files descend (ranks ascending within a file) */
+  for (int f = 9; f >= 1 && occ; f--) {
+    unsigned bits = (unsigned)(occ >> (9 * (f - 1))) & 0x1ff;
+    while (bits) {
+      Square s = sq_make(f, __builtin_ctz(bits) + 1);
+      bits &= bits - 1;
+      e[n++] = ((unsigned)sq_mirror(s) << 5) | pos->board[s];
+    }
+  }
+  return n;
+}
+
+/* The canonical orientation's entries (the smaller key) and king square. The
+ * king's square decides unless the king is on the 5th file. */
+static int canon_entries(const Position *pos, unsigned e[SQ_NB], Square *king) {
+  Square k = pos->king[WHITE], m = sq_mirror(k);
+  *king = k < m ? k : m;
+  if (k != m) return key_entries(pos, k > m, e);
+  unsigned f[SQ_NB];
+  int n = key_entries(pos, false, e);
+  key_entries(pos, true, f);
+  for (int i = 0; i < n; i++)
+    if (e[i] != f[i]) {
+      if (f[i] < e[i]) memcpy(e, f, sizeof *e * (size_t)n);
+      break;
+    }
+  return n;
+}
+
+static Key key_head(const Position *pos, Square king) {
+  return ((Key)1 << 127) | ((Key)pos->side << 126) | ((Key)hand_pack21(pos->hand[BLACK]) << 105) | ((Key)king << 98);
+}
+
+/* Entries packed from bit 86 down, skipping entry `skip` (-1: none). */
+static Key key_pack(const unsigned *e, int n, int skip) {
+  Key acc = 0;
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (i != skip) {
+      acc = (acc << 12) | e[i];
+      m++;
+    }
+  return m ? acc << (98 - 12 * m) : 0;
+}
+
+Key retro_key_of(const Position *pos) {
+  unsigned e[SQ_NB];
+  Square king;
+  int n = canon_entries(pos, e, &king);
+  return key_head(pos, king) | key_pack(e, n, -1);
+}
+
+/* The free piece of a record: the farthest entry from the king, the later on a tie. */
+static int free_entry(const unsigned *e, int n, Square king) {
+  int at = -1, far = -1;
+  for (int i = 0; i < n; i++) {
+    int d = sq_distance((Square)(e[i] >> 5), king);
+    if (d >= far) {
+      far = d;
+      at = i;
+    }
+  }
+  return at;
+}
+
+/* The concrete key, its record key and the free piece's square of a position
+ * (xkey_split of retro_key_of, in one pass). */
+Key retro_pos_split(const Position *pos, Key *full, Square *sq) {
+  unsigned e[SQ_NB];
+  Square king;
+  int n = canon_entries(pos, e, &king);
+  Key head = key_head(pos, king);
+  if (full) *full = head | key_pack(e, n, -1);
+  int at = free_entry(e, n, king);
+  if (at < 0) {
+    *sq = 0;
+    return head;
+  }
+  *sq = (Square)(e[at] >> 5);
+  Key core = head | key_pack(e, n, at) | (Key)(e[at] & 31);
+  return core;
+}
+
+void retro_key_decode(Key k, Position *pos) {
+  pos_clear(pos);
+  pos->side = (Color)((k >> 126) & 1);
+  pos->hand[BLACK] = hand_unpack21((uint32_t)(k >> 105) & 0x1fffff);
+  pos_put(pos, (Square)((k >> 98) & 127), piece_make(WHITE, KING));
+  for (int shift = 86; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e) break;
+    pos_put(pos, (Square)(e >> 5), (Piece)(e & 31));
+  }
+  pos_give_remaining(pos, WHITE);
+  pos_finish_setup(pos);
+}
+
+/* ---------- table ---------- */
+
+/* The record key of concrete key k, and the square of its free piece (0 when
+ * only the king is on the board). The free piece is the farthest from the king,
+ * the later entry on a tie; its entry is removed and its piece code goes to the
+ * low bits, which entries never reach once one is removed. */
+static Key xkey_split(Key k, Square *sq) {
+  Square ks = (Square)((k >> 98) & 127);
+  int at = -1, far = -1;
+  for (int shift = 86; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e) break;
+    int d = sq_distance((Square)(e >> 5), ks);
+    if (d >= far) {
+      far = d;
+      at = shift;
+    }
+  }
+  if (at < 0) {
+    *sq = 0;
+    return k;
+  }
+  unsigned e = (unsigned)(k >> at) & 0xfff;
+  *sq = (Square)(e >> 5);
+  Key above = k & ~(((Key)1 << (at + 12)) - 1);
+  Key below = k & (((Key)1 << at) - 1);
+  return above | (below << 12) | (Key)(e & 31);
+}
+
+/* The concrete key of a record key with its free piece on sq (xkey_split's inverse). */
+Key retro_xkey_join(Key core, Square sq) {
+  unsigned piece = (unsigned)core & 31;
+  if (!piece) return core;
+  Key k = core & ~(Key)0xfff;
+  int shift = 86;
+  for (; shift >= 2; shift -= 12) {
+    unsigned e = (unsigned)(k >> shift) & 0xfff;
+    if (!e || (Square)(e >> 5) > sq) break;
+  }
+  Key keep = k & ~(((Key)1 << (shift + 12)) - 1);
+  Key moved = (k & (((Key)1 << (shift + 12)) - 1)) >> 12;
+  return keep | moved | ((Key)(((unsigned)sq << 5) | piece) << shift);
+}
+
+/* The squares of a record's free piece, in increasing order; returns their number. */
+int retro_xr_squares(const XRecord *x, Square out[SQ_NB]) {
+  int n = 0;
+  for (uint64_t b = x->lo; b; b &= b - 1) out[n++] = (Square)__builtin_ctzll(b);
+  for (uint64_t b = x->hi & 0x1ffffu; b; b &= b - 1) out[n++] = (Square)(64 + __builtin_ctzll(b));
+  return n;
+}
+
+static int table_alloc(Retro *r, uint64_t cap) {
+  r->tab = calloc(cap, sizeof *r->tab);
+  if (!r->tab) return TS_ERR_NOMEM;
+  r->cap = cap;
+  r->records = 0;
+  return TS_OK;
+}
+
+/* The stored value of a position, or -1 when absent. */
+int retro_table_get_pos(const Retro *r, const Position *pos) {
+  Square sq;
+  Key c = retro_pos_split(pos, NULL, &sq);
+  return table_get_split(r, c, sq);
+}
+
+static int table_grow(Retro *r);
+
+/* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
+int retro_table_insert(Retro *r, Key k, uint16_t v) {
+  if ((r->records + 1) * 10 > r->cap * 6) {
+    int rc = table_grow(r);
+    if (rc) return -rc;
+  }
+  Square sq;
+  Key c = xkey_split(k, &sq);
+  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
+  XRecord *same = NULL;
+  for (; r->tab[i].core; i = (i + 1) & mask) {
+    XRecord *x = &r->tab[i];
+    if (x->core != c) continue;
+    if (xr_has(x, sq)) return 0;
+    if (xr_value(x) == v && !same) same = x;
+  }
+  if (!same) {
+    same = &r->tab[i];
+    *same = (XRecord){c, 0, (uint64_t)v << 48};
+    r->records++;
+  }
+  xr_add(same, sq);
+  r->used++;
+  if (v <= RETRO_MAX_LEN + 1) r->count[key_side(k)][v]++;
+  return 1;
+}
+
+static int table_grow(Retro *r) {
+  XRecord *old = r->tab;
+  uint64_t oc = r->cap, records = r->records;
+  if (table_alloc(r, oc * 2)) {
+    r->tab = old;
+    r->cap = oc;
+    r->records = records;
+    return TS_ERR_NOMEM;
+  }
+  uint64_t mask = r->cap - 1;
+  for (uint64_t i = 0; i < oc; i++)
+    if (old[i].core) {
+      uint64_t j = key_hash(old[i].core) & mask;
+      while (r->tab[j].core) j = (j + 1) & mask;
+      r->tab[j] = old[i];
+    }
+  r->records = records;
+  free(old);
+  return TS_OK;
+}
+
+int retro_keys_push(Key **arr, uint64_t *n, uint64_t *cap, Key k) {
+  if (*n == *cap) {
+    uint64_t nc = *cap ? *cap * 2 : 1 << 16;
+    Key *na = realloc(*arr, nc * sizeof *na);
+    if (!na) return TS_ERR_NOMEM;
+    *arr = na;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = k;
+  return TS_OK;
+}
+
+int retro_lookup(Retro *r, const Position *pos) {
+  int v = retro_table_get_pos(r, pos);
+  return v == VAL_NONE ? -1 : v;
+}
+
+/* ---------- life cycle ---------- */
+
+int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError *err) {
+  core_init();
+  Retro *r = calloc(1, sizeof *r);
+  if (!r) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  r->mat = *m;
+  if (o) r->opt = *o;
+  if (r->opt.max_moves <= 0) r->opt.max_moves = 31;
+  if (r->opt.max_moves > RETRO_MAX_LEN) r->opt.max_moves = RETRO_MAX_LEN;
+  r->ranging = m->count[LANCE] || m->count[BISHOP] || m->count[ROOK];
+  if (table_alloc(r, 1 << 16)) {
+    retro_free(r);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  if (r->ranging) {
+    int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+    r->solvers = calloc((size_t)nt, sizeof *r->solvers);
+    SolverOptions so;
+    solver_options_default(&so);
+    so.hash_mb = r->opt.solver_hash_mb > 0 ? (size_t)r->opt.solver_hash_mb : RETRO_SOLVER_HASH_MB;
+    so.prove_exact = false;
+    for (int t = 0; r->solvers && t < nt; t++, r->nsolvers++)
+      if (!(r->solvers[t] = solver_create(&so))) break;
+    if (!r->solvers || r->nsolvers < nt) {
+      retro_free(r);
+      return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+    }
+  }
+  *out = r;
+  return TS_OK;
+}
+
+void retro_free(Retro *r) {
+  if (!r) return;
+  free(r->tab);
+  for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
+  free(r->solvers);
+  free(r);
+}
+
+const RetroStats *retro_stats(const Retro *r) { return &r->stats; }
+
+uint64_t retro_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void retro_report(Retro *r, const char *phase, int layer, uint64_t layer_new, uint64_t done, uint64_t total) {
+  if (!r->opt.progress) return;
+  RetroProgress p = {phase, layer, r->used, layer_new, done, total};
+  r->opt.progress(&p, r->opt.progress_ctx);
+}
+
+
+/*
+ * Records a position whose value v was found while building layer n: in the
+ * layer (v == n), ahead of its layer (a defender position valued by the solver;
+ * it joins layer v's frontier when that comes), or as not mated. A value below
+ * n would mean the position was missed by an earlier layer; it is counted as an
+ * anomaly (the census tests check there are none).
+ */
+int retro_record_value(Retro *r, Key k, uint16_t v, int n, uint64_t *added) {
+  int ins = retro_table_insert(r, k, v);
+  if (ins < 0) return -ins;
+  if (!ins) return TS_OK;
+  if (v == n && added) (*added)++;
+  if (v < n) r->stats.anomalies++;
+  return TS_OK;
+}

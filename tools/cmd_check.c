@@ -1,0 +1,983 @@
+/*
+ * cmd_check.c - `tsume check`: the flaw checker (solver/check.h) on one
+ * problem or on collections (files, directories, TSV and SFEN lists).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "cli.h"
+#include "diagram.h"
+#include "kif.h"
+#include "movegen.h"
+#include "sfen.h"
+#include "source.h"
+
+static const char CHECK_HELP[] =
+    "usage: tsume check [options] <file.kif|.kifu|.csa|.sfen|.tsv|directory|SFEN>...\n"
+    "Checks whether each problem is a complete work (完全作) and reports every flaw\n"
+    "with its ply, the line's move, the alternative (KIF and USI), its length and line:\n"
+    "  the line:   illegal, not-check (an attacker move that does not check), not-mate\n"
+    "              (the end is not mate), not-longest-defence, komaamari (駒余り);\n"
+    "  attacker:   yozume (余詰), hayazume (早詰), last-move-alt (最終手余詰), higentei\n"
+    "              (非限定), tejun-zengo (手順前後), ukai (迂回) - the last three and\n"
+    "              last-move-alt are tolerated キズ;\n"
+    "  defender:   nomate (不詰, an escape), henchou (変長), hendou (変同, tolerated).\n"
+    "Verdicts: complete, flawed, nomate, unknown (a budget stopped a question that\n"
+    "could make it flawed), bad-line (illegal, not-check or not-mate).\n"
+    "The intended line is the file's main line (KIF/KIFU/CSA moves, the \"moves\" of a\n"
+    "SFEN, the solution_usi column of a TSV), or --line; with none, the solver's\n"
+    "main line (shortest attack, longest defence, 駒余り tie-break, 無駄合 not\n"
+    "counted) is found and checked.\n"
+    "Inputs: files (read as their extension says, else as their text shows), a\n"
+    "directory (every .kif .kifu .csa .sfen .tsv file in it, sorted by name), a TSV\n"
+    "whose header line (it may begin with '#') names a 'sfen' column and optionally\n"
+    "'id' and 'solution_usi', a .sfen list (one SFEN a line, optionally followed by\n"
+    "\" moves <usi>...\"), or a SFEN on the command line.\n"
+    "  --line \"USI...\"      the intended line (one problem only)\n"
+    "  --json               one JSON object per problem and line, then a summary object:\n"
+    "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
+    "                        \"line\":[..],\"flaws\":[{\"kind\":..,\"ply\":N,\"move\":\"usi\",\n"
+    "                        \"alt\":\"usi\",\"alt_length\":N,\"alt_line\":[..],\"tolerated\":bool}],\n"
+    "                        \"nodes\":N,\"time_ms\":N}\n"
+    "  --time-ms T          time for the whole check of one problem (default: none)\n"
+    "  --nodes N            solver nodes for the whole check of one problem (default: none)\n"
+    "  --call-nodes N       nodes of one solver question (default 2000000)\n"
+    "  --max-alts K         flaws kept per problem (default 1000)\n"
+    "  --threads N          problems checked at once, one checker each (default: the\n"
+    "                       processors); results are printed in input order\n"
+    "  --hash MB            solver table of each checker (default 64)\n"
+    "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
+    "  --strict-last-move   last-move-alt is a flaw too\n"
+    "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
+    "  --first-flaw         stop at the first flaw that is not tolerated (faster)\n"
+    "  --trace              on stderr, every question that costs 100,000 nodes or more\n"
+    "                       (pass, ply, move, answered or not, nodes, time)\n"
+    "  --quiet              print the summary only\n"
+    "Exit status: 0 every problem complete, 1 some not complete, 2 bad usage or\n"
+    "input (a malformed file, an illegal line or one going past mate: file, line and\n"
+    "column are named), 3 I/O error.\n";
+
+#define CHECK_LINE_CAP 4096        /* moves of a line read from a TSV, a SFEN list or --line */
+#define CHECK_STACK ((size_t)512 << 20) /* deep searches recurse */
+
+/* One problem to check, or an input that could not be read. */
+typedef struct {
+  char *id;
+  Position pos;
+  Move *line;
+  int n;
+  int status;     /* 0, or the exit status of an input error (2, 3) */
+  char *error;    /* the message of an input error */
+  int rc;         /* check_problem's return */
+  CheckReport rep;
+  int done;
+} CheckItem;
+
+typedef struct {
+  CheckItem *v;
+  size_t n, cap;
+  int nomem;
+} CheckList;
+
+static char *str_dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static CheckItem *list_add(CheckList *l, const char *id) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    CheckItem *v = realloc(l->v, cap * sizeof *v);
+    if (!v) {
+      l->nomem = 1;
+      return NULL;
+    }
+    l->v = v, l->cap = cap;
+  }
+  CheckItem *it = &l->v[l->n++];
+  memset(it, 0, sizeof *it);
+  it->id = str_dup(id);
+  if (!it->id) l->nomem = 1;
+  check_report_init(&it->rep);
+  return it;
+}
+
+static void item_error(CheckItem *it, const TsError *err) {
+  char buf[1024];
+  ts_error_format(err, buf, sizeof buf);
+  free(it->error);
+  it->error = str_dup(buf);
+  it->status = ts_error_exit_status(err->code);
+  if (!it->status) it->status = 2;
+}
+
+/* The line s (USI moves) from pos into a new array; on an illegal move, says
+ * when the line goes on past mate. `where`, `lineno` and `col0` place the
+ * text in its file (col0: the column of s[0], 1-based). */
+static int parse_usi_line(const Position *pos, const char *s, const char *where, int lineno, int col0, Move **out,
+                          int *n, TsError *err) {
+  *out = NULL;
+  *n = 0;
+  Move *mv = malloc(CHECK_LINE_CAP * sizeof *mv);
+  if (!mv) return ts_error_set(err, TS_ERR_NOMEM, where, lineno, 0, "out of memory");
+  int k = 0;
+  int rc = usi_line_parse(pos, s, mv, CHECK_LINE_CAP, &k, err);
+  if (rc) {
+    int col = err->column;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (rc == TS_ERR_ILLEGAL) {
+      Position p = *pos;
+      for (int i = 0; i < k; i++) {
+        Undo u;
+        pos_do_move(&p, mv[i], &u);
+      }
+      if (k > 0 && pos_is_mate(&p))
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ": the line goes on past mate (mate after move %d)", k);
+    }
+    free(mv);
+    if (lineno == 0) /* not in a file: the column alone would read as a line number */
+      return ts_error_set(err, rc, where, 0, 0, "column %d: %s", col ? col0 + col - 1 : 0, msg);
+    return ts_error_set(err, rc, where, lineno, col ? col0 + col - 1 : 0, "%s", msg);
+  }
+  *out = mv;
+  *n = k;
+  return TS_OK;
+}
+
+static bool has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && !strcasecmp(path + n - e, ext);
+}
+
+/* Reads a whole file (at most 64 MiB). */
+static int read_text(const char *path, char **out, size_t *len, TsError *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) {
+    fclose(f);
+    return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+  }
+  for (;;) {
+    if (n == cap) {
+      if (cap >= (64u << 20)) {
+        free(buf);
+        fclose(f);
+        return ts_error_set(err, TS_ERR_IO, path, 0, 0, "file larger than 64 MiB");
+      }
+      char *b = realloc(buf, cap * 2 + 1);
+      if (!b) {
+        free(buf);
+        fclose(f);
+        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+      }
+      buf = b, cap *= 2;
+    }
+    size_t r = fread(buf + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "read error");
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return TS_OK;
+}
+
+/* The next line of text[*i..len) (LF, CRLF or CR ends) as [*b, *e); false at the end. */
+static bool next_line(const char *text, size_t len, size_t *i, size_t *b, size_t *e) {
+  if (*i >= len) return false;
+  size_t j = *i;
+  while (j < len && text[j] != '\n' && text[j] != '\r') j++;
+  *b = *i, *e = j;
+  if (j < len && text[j] == '\r' && j + 1 < len && text[j + 1] == '\n') j++;
+  *i = j < len ? j + 1 : len;
+  return true;
+}
+
+/* Column name of a TSV header field: "# columns: id" -> "id", "solution_usi(recorded main line)" -> "solution_usi". */
+static void column_name(const char *f, size_t n, char *out, size_t cap) {
+  size_t i = 0;
+  while (i < n && (f[i] == '#' || isspace((unsigned char)f[i]))) i++;
+  if (n - i >= 8 && !strncasecmp(f + i, "columns:", 8)) i += 8;
+  while (i < n && isspace((unsigned char)f[i])) i++;
+  size_t k = 0;
+  while (i < n && k + 1 < cap && (isalnum((unsigned char)f[i]) || f[i] == '_')) out[k++] = (char)tolower((unsigned char)f[i++]);
+  out[k] = 0;
+}
+
+/* Splits [b, e) into fields at tabs, or (a header line without tabs) at runs of two or more spaces. */
+static int split_fields(const char *t, size_t b, size_t e, bool spaces, size_t *fb, size_t *fe, int max) {
+  int n = 0;
+  size_t s = b;
+  for (size_t i = b; i <= e && n < max; i++) {
+    bool end = i == e;
+    size_t skip = 0;
+    if (!end && t[i] == '\t') end = true, skip = 1;
+    if (!end && spaces && t[i] == ' ' && i + 1 < e && t[i + 1] == ' ') {
+      end = true;
+      while (i + skip < e && t[i + skip] == ' ') skip++;
+    }
+    if (!end) continue;
+    fb[n] = s, fe[n] = i, n++;
+    if (i == e) break;
+    i += skip - 1;
+    s = i + 1;
+  }
+  return n;
+}
+
+static bool is_solution_column(const char *c) {
+  return !strcmp(c, "solution_usi") || !strcmp(c, "solution") || !strcmp(c, "usi") || !strcmp(c, "moves") ||
+         !strcmp(c, "line");
+}
+
+#define TSV_FIELDS 64
+
+/* A TSV: its header line names the columns (sfen required; id, solution_usi optional). */
+static void load_tsv(CheckList *l, const char *path, const char *text, size_t len) {
+  size_t i = 0, b, e;
+  int lineno = 0, c_id = -1, c_sfen = -1, c_sol = -1;
+  size_t fb[TSV_FIELDS], fe[TSV_FIELDS];
+  TsError err;
+  ts_error_clear(&err);
+  while (next_line(text, len, &i, &b, &e)) {
+    lineno++;
+    if (b == e) continue;
+    if (c_sfen < 0) {
+      bool tabs = memchr(text + b, '\t', e - b) != NULL;
+      int nf = split_fields(text, b, e, !tabs, fb, fe, TSV_FIELDS);
+      for (int k = 0; k < nf; k++) {
+        char name[64];
+        column_name(text + fb[k], fe[k] - fb[k], name, sizeof name);
+        if (!strcmp(name, "sfen")) c_sfen = k;
+        if (!strcmp(name, "id") && c_id < 0) c_id = k;
+        if (is_solution_column(name) && c_sol < 0) c_sol = k;
+      }
+      if (c_sfen >= 0) continue;
+      c_id = c_sol = -1;
+      if (text[b] == '#') continue;
+      CheckItem *it = list_add(l, path);
+      if (!it) return;
+      ts_error_set(&err, TS_ERR_PARSE, path, lineno, 1, "no header line naming a 'sfen' column before the first row");
+      item_error(it, &err);
+      return;
+    }
+    if (text[b] == '#') continue;
+    int nf = split_fields(text, b, e, false, fb, fe, TSV_FIELDS);
+    char id[256];
+    if (c_id >= 0 && c_id < nf && fe[c_id] > fb[c_id])
+      snprintf(id, sizeof id, "%.*s", (int)(fe[c_id] - fb[c_id]), text + fb[c_id]);
+    else
+      snprintf(id, sizeof id, "%s:%d", path, lineno);
+    CheckItem *it = list_add(l, id);
+    if (!it) return;
+    if (c_sfen >= nf) {
+      ts_error_set(&err, TS_ERR_PARSE, path, lineno, 0, "row has %d fields, no 'sfen' field (column %d)", nf,
+                   c_sfen + 1);
+      item_error(it, &err);
+      continue;
+    }
+    char sfen[512];
+    size_t sl = fe[c_sfen] - fb[c_sfen];
+    if (sl >= sizeof sfen) {
+      ts_error_set(&err, TS_ERR_PARSE, path, lineno, (int)(fb[c_sfen] - b) + 1, "SFEN field too long");
+      item_error(it, &err);
+      continue;
+    }
+    memcpy(sfen, text + fb[c_sfen], sl);
+    sfen[sl] = 0;
+    int rc = sfen_parse(sfen, &it->pos, path, &err);
+    if (!rc) rc = pos_validate_problem(&it->pos, path, &err);
+    if (rc) {
+      err.line = lineno;
+      if (err.column) err.column += (int)(fb[c_sfen] - b);
+      item_error(it, &err);
+      continue;
+    }
+    if (c_sol >= 0 && c_sol < nf) {
+      size_t ol = fe[c_sol] - fb[c_sol];
+      char *sol = malloc(ol + 1);
+      if (!sol) {
+        l->nomem = 1;
+        return;
+      }
+      memcpy(sol, text + fb[c_sol], ol);
+      sol[ol] = 0;
+      bool none = ol == 0 || !strcmp(sol, "-");
+      if (!none && parse_usi_line(&it->pos, sol, path, lineno, (int)(fb[c_sol] - b) + 1, &it->line, &it->n, &err))
+        item_error(it, &err);
+      free(sol);
+    }
+  }
+  if (c_sfen < 0) {
+    CheckItem *it = list_add(l, path);
+    if (!it) return;
+    ts_error_set(&err, TS_ERR_PARSE, path, lineno ? lineno : 1, 0, "no header line naming a 'sfen' column");
+    item_error(it, &err);
+  }
+}
+
+/* A .sfen list: one SFEN a line, optionally " moves <usi>...". */
+static void load_sfen_list(CheckList *l, const char *path, const char *text, size_t len) {
+  size_t i = 0, b, e;
+  int lineno = 0, count = 0;
+  for (size_t j = 0, bb, ee; next_line(text, len, &j, &bb, &ee);) {
+    while (bb < ee && isspace((unsigned char)text[bb])) bb++;
+    if (bb < ee && text[bb] != '#') count++;
+  }
+  TsError err;
+  ts_error_clear(&err);
+  if (count == 0) {
+    CheckItem *it = list_add(l, path);
+    if (!it) return;
+    ts_error_set(&err, TS_ERR_PARSE, path, 1, 0, "no SFEN line in the file");
+    item_error(it, &err);
+    return;
+  }
+  while (next_line(text, len, &i, &b, &e)) {
+    lineno++;
+    size_t s = b;
+    while (s < e && isspace((unsigned char)text[s])) s++;
+    while (e > s && isspace((unsigned char)text[e - 1])) e--;
+    if (s == e || text[s] == '#') continue;
+    char id[300];
+    if (count == 1)
+      snprintf(id, sizeof id, "%s", path);
+    else
+      snprintf(id, sizeof id, "%s:%d", path, lineno);
+    CheckItem *it = list_add(l, id);
+    if (!it) return;
+    char *buf = malloc(e - s + 1);
+    if (!buf) {
+      l->nomem = 1;
+      return;
+    }
+    memcpy(buf, text + s, e - s);
+    buf[e - s] = 0;
+    if (memchr(buf, 0, e - s)) {
+      ts_error_set(&err, TS_ERR_PARSE, path, lineno, 0, "NUL byte");
+      item_error(it, &err);
+      free(buf);
+      continue;
+    }
+    char *mv = strstr(buf, " moves");
+    if (mv && mv[6] && mv[6] != ' ' && mv[6] != '\t') mv = NULL;
+    if (mv) *mv = 0;
+    int rc = sfen_parse(buf, &it->pos, path, &err);
+    if (!rc) rc = pos_validate_problem(&it->pos, path, &err);
+    if (rc) {
+      err.line = lineno;
+      if (err.column) err.column += (int)(s - b);
+      item_error(it, &err);
+    } else if (mv && parse_usi_line(&it->pos, mv + 6, path, lineno, (int)(mv + 6 - buf + (s - b)) + 1, &it->line,
+                                    &it->n, &err)) {
+      item_error(it, &err);
+    }
+    free(buf);
+  }
+}
+
+/* One problem file (KIF, KIFU, CSA, or other text source.h recognises). */
+static void load_problem_file(CheckList *l, const char *path) {
+  CheckItem *it = list_add(l, path);
+  if (!it) return;
+  SourceLine *sl = malloc(sizeof *sl);
+  if (!sl) {
+    l->nomem = 1;
+    return;
+  }
+  TsError err;
+  int rc = source_load_file(path, &it->pos, sl, &err);
+  if (!rc) rc = pos_validate_problem(&it->pos, path, &err);
+  if (rc) {
+    item_error(it, &err);
+  } else if (sl->n > 0) {
+    it->line = malloc((size_t)sl->n * sizeof *it->line);
+    if (it->line) {
+      memcpy(it->line, sl->moves, (size_t)sl->n * sizeof *it->line);
+      it->n = sl->n;
+    } else {
+      l->nomem = 1;
+    }
+  }
+  free(sl);
+}
+
+static void load_path(CheckList *l, const char *path, bool from_dir);
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool problem_ext(const char *name) {
+  return has_ext(name, ".kif") || has_ext(name, ".kifu") || has_ext(name, ".csa") || has_ext(name, ".sfen") ||
+         has_ext(name, ".tsv");
+}
+
+static void load_dir(CheckList *l, const char *path) {
+  DIR *d = opendir(path);
+  TsError err;
+  if (!d) {
+    CheckItem *it = list_add(l, path);
+    if (!it) return;
+    ts_error_set(&err, TS_ERR_IO, path, 0, 0, "cannot open directory: %s", strerror(errno));
+    item_error(it, &err);
+    return;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    if (de->d_name[0] == '.' || !problem_ext(de->d_name)) continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **v = realloc(names, cap * sizeof *v);
+      if (!v) {
+        l->nomem = 1;
+        break;
+      }
+      names = v;
+    }
+    size_t len = strlen(path) + strlen(de->d_name) + 2;
+    names[n] = malloc(len);
+    if (!names[n]) {
+      l->nomem = 1;
+      break;
+    }
+    snprintf(names[n], len, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+    n++;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, name_cmp);
+  for (size_t i = 0; i < n; i++) {
+    if (!l->nomem) load_path(l, names[i], true);
+    free(names[i]);
+  }
+  free(names);
+}
+
+static void load_path(CheckList *l, const char *path, bool from_dir) {
+  struct stat st;
+  TsError err;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (from_dir) return; /* one level */
+    load_dir(l, path);
+    return;
+  }
+  if (has_ext(path, ".tsv") || has_ext(path, ".sfen")) {
+    char *text;
+    size_t len;
+    if (read_text(path, &text, &len, &err)) {
+      CheckItem *it = list_add(l, path);
+      if (it) item_error(it, &err);
+      return;
+    }
+    if (has_ext(path, ".tsv"))
+      load_tsv(l, path, text, len);
+    else
+      load_sfen_list(l, path, text, len);
+    free(text);
+    return;
+  }
+  load_problem_file(l, path);
+}
+
+/* ------------------------------------------------------------------ running */
+
+typedef struct {
+  CheckList *list;
+  const CheckOptions *opt;
+  size_t next;    /* next item to check */
+  size_t printed; /* items printed so far */
+  pthread_mutex_t mu;
+  void (*print)(void *ctx, CheckItem *it);
+  void *print_ctx;
+  int nomem;
+} CheckRun;
+
+static void run_print_ready(CheckRun *r) {
+  while (r->printed < r->list->n && r->list->v[r->printed].done) {
+    CheckItem *it = &r->list->v[r->printed++];
+    r->print(r->print_ctx, it);
+  }
+}
+
+static void *check_worker(void *arg) {
+  CheckRun *r = arg;
+  Checker *k = NULL;
+  for (;;) {
+    pthread_mutex_lock(&r->mu);
+    size_t i = r->next < r->list->n ? r->next++ : r->list->n;
+    pthread_mutex_unlock(&r->mu);
+    if (i >= r->list->n) break;
+    CheckItem *it = &r->list->v[i];
+    if (!it->status) {
+      if (!k) k = check_create(r->opt);
+      if (!k) {
+        it->status = 3;
+        it->error = str_dup("out of memory: cannot allocate a checker's table");
+      } else {
+        it->rc = check_problem(k, &it->pos, it->line, it->n, &it->rep);
+      }
+    }
+    pthread_mutex_lock(&r->mu);
+    it->done = 1;
+    run_print_ready(r);
+    pthread_mutex_unlock(&r->mu);
+  }
+  check_free(k);
+  return NULL;
+}
+
+static void run_all(CheckRun *r, int nt) {
+  pthread_t th[64];
+  int started = 0;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, CHECK_STACK);
+  for (int t = 0; t < nt && t < 64; t++, started++)
+    if (pthread_create(&th[t], &attr, check_worker, r) != 0) break;
+  pthread_attr_destroy(&attr);
+  if (started == 0) check_worker(r);
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+}
+
+/* ------------------------------------------------------------------ output */
+
+typedef struct {
+  bool json, quiet;
+  uint64_t verdicts[5], errors, problems, nodes, time_ms;
+  uint64_t kinds[FLAW_KIND_NB];
+  int worst_input; /* 0, 2, 3 */
+  bool all_complete;
+} CheckOut;
+
+static const char *VERDICT_JA[] = {"完全作", "不完全作", "不詰", "未確定", "手順不正"};
+
+static void json_string(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      printf("\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", stdout);
+    else if (*p == '\t')
+      fputs("\\t", stdout);
+    else if (*p < 0x20 || *p == 0x7f)
+      printf("\\u%04x", *p);
+    else
+      putchar(*p);
+  }
+  putchar('"');
+}
+
+/* A string that came from outside (file names, messages): escaped, then as JSON. */
+static void json_user_string(const char *s) {
+  char buf[2048];
+  cli_escape(s, buf, sizeof buf);
+  json_string(buf);
+}
+
+static void json_move(Move m) {
+  if (m == MOVE_NONE) {
+    fputs("null", stdout);
+    return;
+  }
+  char mv[8];
+  usi_move_write(m, mv);
+  printf("\"%s\"", mv);
+}
+
+static void json_moves(const Move *m, int n) {
+  putchar('[');
+  for (int i = 0; i < n; i++) {
+    if (i) putchar(',');
+    json_move(m[i]);
+  }
+  putchar(']');
+}
+
+static void print_json(const CheckItem *it) {
+  fputs("{\"id\":", stdout);
+  json_user_string(it->id);
+  if (it->status) {
+    fputs(",\"verdict\":\"error\",\"message\":", stdout);
+    json_user_string(it->error ? it->error : "");
+    fputs("}\n", stdout);
+    return;
+  }
+  char sfen[SFEN_MAX];
+  sfen_write(&it->pos, sfen, sizeof sfen);
+  printf(",\"sfen\":\"%s\"", sfen);
+  if (it->rc) {
+    fputs(",\"verdict\":\"error\",\"message\":", stdout);
+    json_string(ts_strerror(it->rc));
+    fputs("}\n", stdout);
+    return;
+  }
+  const CheckReport *r = &it->rep;
+  printf(",\"verdict\":\"%s\",\"length\":%d,\"length_exact\":%s,\"line_length\":%d,\"line_given\":%s,\"line\":",
+         check_verdict_name(r->verdict), r->length, r->length_exact ? "true" : "false", r->line_length,
+         r->line_given ? "true" : "false");
+  json_moves(r->line, r->line_length);
+  fputs(",\"flaws\":[", stdout);
+  for (int i = 0; i < r->nflaws; i++) {
+    const CheckFlaw *f = &r->flaws[i];
+    printf("%s{\"kind\":\"%s\",\"ply\":%d,\"move\":", i ? "," : "", check_flaw_name(f->kind), f->ply);
+    json_move(f->move);
+    fputs(",\"alt\":", stdout);
+    json_move(f->alt);
+    printf(",\"alt_length\":%d,\"alt_line\":", f->alt_length);
+    json_moves(f->alt_line, f->alt_line_len);
+    printf(",\"alt_komaamari\":%s,\"tolerated\":%s}", f->alt_komaamari ? "true" : "false",
+           f->tolerated ? "true" : "false");
+  }
+  printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
+         r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+  if (r->first_flaw_nodes)
+    printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
+           (unsigned long long)r->first_flaw_ms);
+  if (r->message[0]) {
+    fputs(",\"message\":", stdout);
+    json_user_string(r->message);
+  }
+  fputs("}\n", stdout);
+}
+
+/* The KIF text of m played from p (after prev), with the side's mark. */
+static void kif_text(const Position *p, Move m, Move prev, char *out, size_t n) {
+  char buf[KIF_MOVE_MAX];
+  if (!pos_move_is_legal(p, m)) {
+    char mv[8];
+    usi_move_write(m, mv);
+    snprintf(out, n, "(%s)", mv);
+    return;
+  }
+  kif_move_write(p, m, prev, buf, sizeof buf);
+  snprintf(out, n, "%s%s", p->side == BLACK ? "▲" : "△", buf);
+}
+
+/* The alternative's line in KIF notation, then in USI. */
+static void print_alt_line(const Position *before, Move prev, const CheckFlaw *f) {
+  Position p = *before;
+  for (int i = 0; i < f->alt_line_len; i++) {
+    char t[KIF_MOVE_MAX + 8];
+    if (!pos_move_is_legal(&p, f->alt_line[i])) break;
+    kif_text(&p, f->alt_line[i], prev, t, sizeof t);
+    printf("%s%s", i ? " " : "", t);
+    Undo u;
+    pos_do_move(&p, f->alt_line[i], &u);
+    prev = f->alt_line[i];
+  }
+  printf(" / ");
+  for (int i = 0; i < f->alt_line_len; i++) {
+    char mv[8];
+    usi_move_write(f->alt_line[i], mv);
+    printf("%s%s", i ? " " : "", mv);
+  }
+}
+
+static void print_flaw(const Position *before, Move prev, const CheckFlaw *f) {
+  printf("        * %s %s", check_flaw_name_ja(f->kind), check_flaw_name(f->kind));
+  if (f->tolerated) printf(" (キズ, tolerated)");
+  if (f->alt != MOVE_NONE) {
+    char t[KIF_MOVE_MAX + 8], mv[8];
+    kif_text(before, f->alt, prev, t, sizeof t);
+    usi_move_write(f->alt, mv);
+    printf(": %s (%s)", t, mv);
+    if (f->alt_length >= 0)
+      printf(", mate in %d%s", f->alt_length, f->alt_komaamari ? " with pieces left (駒余り)" : "");
+    else
+      printf(", no mate");
+    if (f->alt_line_len > 0) {
+      printf("\n          ");
+      print_alt_line(before, prev, f);
+      if (f->alt_line_len < f->alt_length) printf(" ...");
+    }
+  }
+  printf("\n");
+}
+
+static void print_text(const CheckItem *it) {
+  printf("== %s\n", it->id);
+  if (it->status) {
+    printf("error: %s\n\n", it->error ? it->error : "");
+    return;
+  }
+  char diagram[DIAGRAM_MAX];
+  diagram_write(&it->pos, diagram, sizeof diagram);
+  fputs(diagram, stdout);
+  char sfen[SFEN_MAX];
+  sfen_write(&it->pos, sfen, sizeof sfen);
+  printf("sfen %s\n", sfen);
+  if (it->rc) {
+    printf("error: %s\n\n", ts_strerror(it->rc));
+    return;
+  }
+  const CheckReport *r = &it->rep;
+  printf("line: %d plies (%s)\n", r->line_length, r->line_given ? "given" : "the solver's main line");
+  Position p = it->pos;
+  Move prev = MOVE_NONE;
+  int fi = 0;
+  bool legal = true;
+  for (int ply = 1; ply <= r->line_length + 1; ply++) {
+    bool have = ply <= r->line_length;
+    Move m = have ? r->line[ply - 1] : MOVE_NONE;
+    if (have) {
+      char t[KIF_MOVE_MAX + 8], mv[8];
+      if (legal) legal = pos_move_is_legal(&p, m);
+      if (legal)
+        kif_text(&p, m, prev, t, sizeof t);
+      else
+        snprintf(t, sizeof t, "(illegal)");
+      usi_move_write(m, mv);
+      printf("  %3d %s", ply, t);
+      /* pad to 24 columns: kana and kanji are two columns wide, ▲ △ one */
+      int w = 0;
+      for (const unsigned char *q = (const unsigned char *)t; *q; q++) {
+        if (*q < 0x80) w++;
+        else if ((*q & 0xc0) != 0x80) w += (*q == 0xe2) ? 1 : 2;
+      }
+      printf("%*s %s\n", w < 24 ? 24 - w : 0, "", mv);
+    } else if (fi < r->nflaws) {
+      printf("  %3d (end)\n", ply);
+    }
+    while (fi < r->nflaws && r->flaws[fi].ply == ply) print_flaw(&p, prev, &r->flaws[fi++]);
+    if (!have || !legal) break;
+    Undo u;
+    pos_do_move(&p, m, &u);
+    prev = m;
+  }
+  while (fi < r->nflaws) print_flaw(&p, prev, &r->flaws[fi++]); /* past an illegal move */
+  int bad = 0, tol = 0;
+  for (int i = 0; i < r->nflaws; i++) r->flaws[i].tolerated ? tol++ : bad++;
+  printf("verdict: %s (%s)", check_verdict_name(r->verdict), VERDICT_JA[r->verdict]);
+  printf(", %d flaw%s, %d tolerated", bad, bad == 1 ? "" : "s", tol);
+  if (r->flaws_dropped) printf(", %d more not listed (--max-alts)", r->flaws_dropped);
+  printf("\n");
+  if (r->length >= 0)
+    printf("mate length %d%s (solver)\n", r->length, r->length_exact ? "" : " at most");
+  else
+    printf("mate length: none found\n");
+  if (r->unproven)
+    printf("unfinished: %d question%s stopped by the budget (first at ply %d)\n", r->unproven,
+           r->unproven == 1 ? "" : "s", r->unproven_ply);
+  if (r->message[0]) printf("%s\n", r->message);
+  printf("nodes %llu, time %llu ms\n\n", (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+}
+
+static void print_item(void *ctx, CheckItem *it) {
+  CheckOut *o = ctx;
+  o->problems++;
+  if (it->status || it->rc) {
+    o->errors++;
+    int st = it->status ? it->status : ts_error_exit_status(it->rc);
+    if (st > o->worst_input) o->worst_input = st;
+    o->all_complete = false;
+    if (it->status) cli_message("check", "%s", it->error ? it->error : "error");
+    else cli_message("check", "%s: %s", it->id, ts_strerror(it->rc));
+  } else {
+    const CheckReport *r = &it->rep;
+    o->verdicts[r->verdict]++;
+    o->nodes += r->nodes;
+    o->time_ms += r->time_ms;
+    for (int i = 0; i < r->nflaws; i++) o->kinds[r->flaws[i].kind]++;
+    if (r->verdict != CHECK_COMPLETE) o->all_complete = false;
+  }
+  if (o->json)
+    print_json(it);
+  else if (!o->quiet)
+    print_text(it);
+  fflush(stdout);
+  /* the report is no longer needed */
+  check_report_free(&it->rep);
+  free(it->line);
+  it->line = NULL;
+}
+
+static void print_summary(const CheckOut *o, uint64_t wall_ms) {
+  static const CheckVerdict ORDER[] = {CHECK_COMPLETE, CHECK_FLAWED, CHECK_NOMATE, CHECK_UNKNOWN, CHECK_BAD_LINE};
+  if (o->json) {
+    printf("{\"summary\":{\"problems\":%llu", (unsigned long long)o->problems);
+    for (int i = 0; i < 5; i++)
+      printf(",\"%s\":%llu", check_verdict_name(ORDER[i]), (unsigned long long)o->verdicts[ORDER[i]]);
+    printf(",\"errors\":%llu,\"kinds\":{", (unsigned long long)o->errors);
+    bool first = true;
+    for (int k = 0; k < FLAW_KIND_NB; k++)
+      if (o->kinds[k]) {
+        printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)o->kinds[k]);
+        first = false;
+      }
+    printf("},\"nodes\":%llu,\"time_ms\":%llu,\"wall_ms\":%llu}}\n", (unsigned long long)o->nodes,
+           (unsigned long long)o->time_ms, (unsigned long long)wall_ms);
+    return;
+  }
+  printf("summary: %llu problem%s:", (unsigned long long)o->problems, o->problems == 1 ? "" : "s");
+  for (int i = 0; i < 5; i++)
+    printf("%s %llu %s", i ? "," : "", (unsigned long long)o->verdicts[ORDER[i]], check_verdict_name(ORDER[i]));
+  if (o->errors) printf(", %llu unreadable", (unsigned long long)o->errors);
+  printf("\nflaws by kind:");
+  bool any = false;
+  for (int k = 0; k < FLAW_KIND_NB; k++)
+    if (o->kinds[k]) {
+      printf(" %s %llu", check_flaw_name((FlawKind)k), (unsigned long long)o->kinds[k]);
+      any = true;
+    }
+  printf("%s\ntime %llu ms (wall %llu ms), nodes %llu\n", any ? "" : " none", (unsigned long long)o->time_ms,
+         (unsigned long long)wall_ms, (unsigned long long)o->nodes);
+}
+
+/* ------------------------------------------------------------------ main */
+
+/* Is a command-line argument the first word of a SFEN rather than a path? (as cli_load_position decides) */
+static bool arg_is_sfen(const char *a) {
+  struct stat st;
+  if (stat(a, &st) == 0 || strchr(a, '.')) return false;
+  return strchr(a, '/') != NULL || !strncmp(a, "startpos", 8) || !strncmp(a, "sfen", 4);
+}
+
+int cmd_check(int argc, char **argv) {
+  CheckOptions opt;
+  check_options_default(&opt);
+  CheckOut out;
+  memset(&out, 0, sizeof out);
+  out.all_complete = true;
+  const char *line_arg = NULL;
+  uint64_t threads = (uint64_t)cli_default_threads();
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"json", no_argument, NULL, 'j'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"line", required_argument, NULL, 'L'},
+      {"time-ms", required_argument, NULL, 'T'},
+      {"nodes", required_argument, NULL, 'N'},
+      {"call-nodes", required_argument, NULL, 'C'},
+      {"max-alts", required_argument, NULL, 'A'},
+      {"threads", required_argument, NULL, 't'},
+      {"hash", required_argument, NULL, 'H'},
+      {"strict", no_argument, NULL, 's'},
+      {"strict-last-move", no_argument, NULL, 'S'},
+      {"no-futile-rule", no_argument, NULL, 'F'},
+      {"first-flaw", no_argument, NULL, 'f'},
+      {"trace", no_argument, NULL, 'R'},
+      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  /* '+': stop at the first non-option, so a SFEN's words are not taken for options */
+  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+    uint64_t v = 0;
+    if (c > 0 && strchr("TNCAtH", c) && !cli_parse_u64(optarg, &v))
+      return cli_usage_error("check", "%s needs a number", argv[optind - 1]);
+    switch (c) {
+    case 'h': fputs(CHECK_HELP, stdout); return 0;
+    case 'j': out.json = true; break;
+    case 'q': out.quiet = true; break;
+    case 'L': line_arg = optarg; break;
+    case 'T': opt.time_ms = v; break;
+    case 'N': opt.max_nodes = v; break;
+    case 'C': opt.call_nodes = v; break;
+    case 'A':
+      if (v < 1 || v > 1000000) return cli_usage_error("check", "--max-alts needs 1 to 1000000");
+      opt.max_alts = (int)v;
+      break;
+    case 't':
+      if (v < 1 || v > 64) return cli_usage_error("check", "--threads needs 1 to 64");
+      threads = v;
+      break;
+    case 'H':
+      if (v < 1 || v > (1u << 20)) return cli_usage_error("check", "--hash needs 1 to 1048576 (MB)");
+      opt.hash_mb = (size_t)v;
+      break;
+    case 's': opt.strict = true; break;
+    case 'S': opt.strict_last_move = true; break;
+    case 'F': opt.futile_rule = false; break;
+    case 'f': opt.first_flaw = true; break;
+    case 'R': opt.trace = stderr; break;
+    default: return cli_getopt_error("check", c, argv);
+    }
+  }
+  if (optind >= argc) return cli_usage_error("check", "missing problem (file, directory, TSV or SFEN)");
+  CheckList list;
+  memset(&list, 0, sizeof list);
+  for (int i = optind; i < argc && !list.nomem;) {
+    if (arg_is_sfen(argv[i])) {
+      int used = 0;
+      Position pos;
+      TsError err;
+      int rc = cli_load_problem(argc - i, argv + i, &used, &pos, &err);
+      if (used < 1) used = 1;
+      char id[512] = "";
+      for (int k = 0; k < used; k++)
+        snprintf(id + strlen(id), sizeof id - strlen(id), "%s%s", k ? " " : "", argv[i + k]);
+      CheckItem *it = list_add(&list, id);
+      if (!it) break;
+      if (rc)
+        item_error(it, &err);
+      else
+        it->pos = pos;
+      i += used;
+    } else {
+      load_path(&list, argv[i], false);
+      i++;
+    }
+  }
+  if (line_arg && !list.nomem) {
+    if (list.n != 1) {
+      for (size_t i = 0; i < list.n; i++) {
+        check_report_free(&list.v[i].rep);
+        free(list.v[i].id), free(list.v[i].line), free(list.v[i].error);
+      }
+      free(list.v);
+      return cli_usage_error("check", "--line needs exactly one problem (%zu given)", list.n);
+    }
+    CheckItem *it = &list.v[0];
+    if (!it->status) {
+      free(it->line);
+      it->line = NULL;
+      it->n = 0;
+      TsError err;
+      if (parse_usi_line(&it->pos, line_arg, "--line", 0, 1, &it->line, &it->n, &err)) item_error(it, &err);
+    }
+  }
+  if (list.nomem) {
+    cli_message("check", "out of memory reading the inputs");
+    return 3;
+  }
+  uint64_t t0 = cli_now_ms();
+  CheckRun run;
+  memset(&run, 0, sizeof run);
+  run.list = &list;
+  run.opt = &opt;
+  run.print = print_item;
+  run.print_ctx = &out;
+  pthread_mutex_init(&run.mu, NULL);
+  size_t work = 0;
+  for (size_t i = 0; i < list.n; i++) work += !list.v[i].status;
+  int nt = (int)threads;
+  if ((size_t)nt > work) nt = work ? (int)work : 1;
+  run_all(&run, nt);
+  pthread_mutex_destroy(&run.mu);
+  print_summary(&out, cli_now_ms() - t0);
+  for (size_t i = 0; i < list.n; i++) {
+    check_report_free(&list.v[i].rep);
+    free(list.v[i].id), free(list.v[i].line), free(list.v[i].error);
+  }
+  free(list.v);
+  if (out.worst_input) return out.worst_input;
+  return out.all_complete ? 0 : 1;
+}
