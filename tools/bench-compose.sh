@@ -47,7 +47,7 @@ grep -v '^#' "$SET" | while IFS="$(printf '\t')" read -r id sfen rest; do
   ms=$(field "$out" time_ms); pcs=$(field "$out" pieces)
   # the independent judgement of the output
   if [ "$has_check" = 1 ]; then
-    re=$("$TSUME" check --json "$a_sfen" 2>/dev/null | tail -1 | sed -n 's/.*"verdict":"\([a-z-]*\)".*/\1/p')
+    re=$("$TSUME" check --json "$a_sfen" 2>/dev/null | head -1 | sed -n 's/^{[^{}]*"verdict":"\([a-z-]*\)".*/\1/p')
   else
     re=$("$TSUME" compose --quiet --json --time-ms 1 --call-nodes 2000000 "$a_sfen" 2>/dev/null | tail -1 |
       sed -n 's/.*"start":{.*"score":{"verdict":"\([a-z-]*\)".*/\1/p')
