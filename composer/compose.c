@@ -112,7 +112,7 @@ typedef struct {
   const char *stop_reason;
   int floor;       /* a candidate shorter than this does not replace a current diagram that reaches it */
   Position origin; /* the input as the search starts from it (the attacker's king taken off) */
-  Work cur, best, cand;
+  Work cur, best, cand, conf;
 } Run;
 
 /* The order of run_consider: §4.4's, after the floor on the length. */
@@ -180,9 +180,19 @@ static void run_notify(Run *R, ComposeStepKind kind, const Work *w, bool best_co
   R->o->on_step(R->o->step_ctx, &s);
 }
 
-/* Copies w into best when it is a better complete work. */
-static void run_offer_best(Run *R, const Work *w, ComposeStepKind kind) {
+/* Copies w into best when it is a better complete work. A complete verdict is
+ * judged once more with the checker's table cleared first (a work reported
+ * complete must be complete for a fresh checker too); when that judgement
+ * differs, w takes it instead. */
+static void run_offer_best(Run *R, Work *w, ComposeStepKind kind) {
   if (!complete_better(&w->sc, &R->best.sc)) return;
+  solver_clear(check_solver(R->c));
+  R->conf.pos = w->pos;
+  if (run_judge(R, &R->conf) != TS_OK) return;
+  if (R->conf.sc.verdict != CHECK_COMPLETE || R->conf.sc.length != w->sc.length) {
+    work_swap(w, &R->conf);
+    if (!complete_better(&w->sc, &R->best.sc)) return;
+  }
   R->best.pos = w->pos;
   R->best.sc = w->sc;
   /* the report is copied by value of its counts; flaws and line are duplicated */
@@ -664,6 +674,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   check_report_init(&R->cur.rep);
   check_report_init(&R->best.rep);
   check_report_init(&R->cand.rep);
+  check_report_init(&R->conf.rep);
   int rc = TS_OK;
   TsError e;
   R->cur.pos = *pos;
@@ -748,6 +759,7 @@ out:
   check_report_free(&R->cur.rep);
   check_report_free(&R->best.rep);
   check_report_free(&R->cand.rep);
+  check_report_free(&R->conf.rep);
   free(R);
   return rc;
 }

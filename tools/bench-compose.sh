@@ -39,8 +39,9 @@ grep -v '^#' "$SET" | while IFS="$(printf '\t')" read -r id sfen rest; do
   n=$((n + 1))
   if [ "$LIMIT" -gt 0 ] && [ "$n" -gt "$LIMIT" ]; then break; fi
   out=$("$TSUME" compose --quiet --json --seed "$SEED" --time-ms "$T" --threads 1 --out "$tmp/w.kifu" "$sfen" 2>/dev/null | tail -1) || true
-  start=$(printf '%s' "$out" | sed -n 's/.*"start":{\(.*\)},"seed".*/\1/p')
-  out=$(printf '%s' "$out" | sed 's/,"start":{.*},"seed"/,"seed"/')
+  # the start object {"sfen":...,"score":{...}} apart from the result's fields
+  start=$(printf '%s' "$out" | sed -n 's/.*"start":{\([^}]*}\)}.*/\1/p')
+  out=$(printf '%s' "$out" | sed 's/,"start":{[^}]*}}//')
   b_len=$(field "$start" length); b_yz=$(field "$start" yozume)
   res=$(field "$out" result); a_len=$(field "$out" length); a_sfen=$(field "$out" sfen)
   a_fl=$(printf '%s' "$out" | grep -o '"tolerated":false' | wc -l)
