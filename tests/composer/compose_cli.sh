@@ -114,6 +114,13 @@ if [ "$st" != 0 ] || ! grep -q " 0 disagreements" "$dir/v.out"; then
 else
   echo "ok: db: $(head -1 "$dir/v.out")"
 fi
+"$TSUME" verify --all --threads 1 --db "$db" >"$dir/v.out" 2>&1
+st=$?
+if [ "$st" != 0 ] || ! grep -q "verified $want problems.* 0 disagreements" "$dir/v.out"; then
+  fail "db: verify --all exit $st: $(cat "$dir/v.out")"
+else
+  echo "ok: db: $(head -1 "$dir/v.out")"
+fi
 "$TSUME" export --db "$db" --kif "$dir/kif" >/dev/null 2>&1 || fail "db: export failed"
 # a database of another material is not written into
 "$TSUME" enumerate --pieces P1 --db "$dir/p1.mdb" --threads 1 >/dev/null 2>&1
