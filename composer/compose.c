@@ -44,11 +44,13 @@ void compose_options_default(ComposeOptions *o) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
   o->stall = 300;
+  o->restarts = 8;
   o->replace_tries = 6;
 }
 
 const char *compose_step_name(ComposeStepKind k) {
-  static const char *N[COMPOSE_STEP_NB] = {"start", "delete", "add", "replace", "replace2", "cleanup"};
+  static const char *N[COMPOSE_STEP_NB] = {"start",   "delete",  "add",       "replace",
+                                                   "replace2", "cleanup", "drop-king", "restart"};
   return k < COMPOSE_STEP_NB ? N[k] : "?";
 }
 
@@ -105,11 +107,22 @@ typedef struct {
   const ComposeOptions *o;
   Rng rng;
   Color att, def;
-  uint64_t t0, iterations, checks, accepted, last_progress;
+  uint64_t t0, iterations, checks, accepted, last_progress, restarts;
   bool stopped;
   const char *stop_reason;
-  Work cur, best, cand;
+  int floor;       /* a candidate shorter than this does not replace a current diagram that reaches it */
+  Position origin; /* the input as the search starts from it (the attacker's king taken off) */
+  Work cur, best, cand, conf;
 } Run;
+
+/* The order of run_consider: §4.4's, after the floor on the length. */
+static bool run_better(const Run *R, const ComposeScore *a, const ComposeScore *b) {
+  if (R->floor > 0 && a->valid && b->valid) {
+    bool fa = a->length >= R->floor, fb = b->length >= R->floor;
+    if (fa != fb) return fa;
+  }
+  return compose_better(a, b);
+}
 
 static bool run_out_of_budget(Run *R) {
   const ComposeOptions *o = R->o;
@@ -167,9 +180,19 @@ static void run_notify(Run *R, ComposeStepKind kind, const Work *w, bool best_co
   R->o->on_step(R->o->step_ctx, &s);
 }
 
-/* Copies w into best when it is a better complete work. */
-static void run_offer_best(Run *R, const Work *w, ComposeStepKind kind) {
+/* Copies w into best when it is a better complete work. A complete verdict is
+ * judged once more with the checker's table cleared first (a work reported
+ * complete must be complete for a fresh checker too); when that judgement
+ * differs, w takes it instead. */
+static void run_offer_best(Run *R, Work *w, ComposeStepKind kind) {
   if (!complete_better(&w->sc, &R->best.sc)) return;
+  solver_clear(check_solver(R->c));
+  R->conf.pos = w->pos;
+  if (run_judge(R, &R->conf) != TS_OK) return;
+  if (R->conf.sc.verdict != CHECK_COMPLETE || R->conf.sc.length != w->sc.length) {
+    work_swap(w, &R->conf);
+    if (!complete_better(&w->sc, &R->best.sc)) return;
+  }
   R->best.pos = w->pos;
   R->best.sc = w->sc;
   /* the report is copied by value of its counts; flaws and line are duplicated */
@@ -210,7 +233,7 @@ static int run_consider(Run *R, ComposeStepKind kind, bool judged, bool *accepte
     if (rc) return rc;
     run_offer_best(R, &R->cand, kind);
   }
-  if (compose_better(&R->cand.sc, &R->cur.sc)) {
+  if (run_better(R, &R->cand.sc, &R->cur.sc)) {
     work_swap(&R->cand, &R->cur);
     R->accepted++;
     *accepted = true;
@@ -579,13 +602,14 @@ out:
 /* Takes pieces off the best complete work while it stays complete with the same length. */
 static int run_cleanup(Run *R) {
   if (R->best.sc.verdict != CHECK_COMPLETE) return TS_OK;
-  /* one pass at least, even when the time budget is spent (a few checks) */
+  /* one pass at least, even when the time budget is spent, but not beyond a tenth of it more */
+  uint64_t grace = R->o->time_ms ? R->t0 + R->o->time_ms + (R->o->time_ms / 10 > 1000 ? R->o->time_ms / 10 : 1000) : 0;
   bool again = true;
   for (int pass = 0; again && !(R->o->stop && *R->o->stop) && (pass == 0 || !run_out_of_budget(R)); pass++) {
     again = false;
-    for (Square s = 0; s < SQ_NB && !again; s++) {
+    for (Square s = 0; s < SQ_NB && !again && !(grace && now_ms() >= grace); s++) {
       Piece p = R->best.pos.board[s];
-      if (!p || piece_type(p) == KING) continue;
+      if (!p || (piece_type(p) == KING && (piece_color(p) != R->att || R->o->keep_king))) continue;
       R->cand.pos = R->best.pos;
       pos_remove(&R->cand.pos, s);
       if (!position_ok(&R->cand.pos)) continue;
@@ -593,11 +617,45 @@ static int run_cleanup(Run *R) {
       int rc = run_judge(R, &R->cand);
       if (rc) return rc;
       if (R->cand.sc.verdict == CHECK_COMPLETE && R->cand.sc.valid && R->cand.sc.length >= R->best.sc.length) {
-        run_offer_best(R, &R->cand, COMPOSE_STEP_CLEANUP);
+        /* the same length, fewer pieces: better by complete_better */
+        run_offer_best(R, &R->cand, piece_type(p) == KING ? COMPOSE_STEP_DROP_KING : COMPOSE_STEP_CLEANUP);
         again = true;
       }
     }
   }
+  return TS_OK;
+}
+
+/* The k-th restart (k >= 1): from the best complete work (to make it longer), from the
+ * input without the floor, from the input with it, in turn. */
+static int run_restart(Run *R, uint64_t k, int input_floor) {
+  bool have_best = R->best.sc.verdict == CHECK_COMPLETE && R->best.sc.valid;
+  if (k % 3 == 1 && have_best) {
+    R->cur.pos = R->best.pos;
+    R->floor = R->best.sc.length;
+  } else {
+    R->cur.pos = R->origin;
+    R->floor = k % 3 == 0 ? input_floor : 0;
+  }
+  int rc = run_judge(R, &R->cur);
+  if (!rc) run_notify(R, COMPOSE_STEP_RESTART, &R->cur, false);
+  return rc;
+}
+
+/* The attacker's king taken off the start when the diagram stays a mate. */
+static int run_drop_king(Run *R) {
+  Square k = R->cur.pos.king[R->att];
+  if (k == SQ_NONE || R->o->keep_king) return TS_OK;
+  R->cand.pos = R->cur.pos;
+  pos_remove(&R->cand.pos, k);
+  if (!position_ok(&R->cand.pos)) return TS_OK;
+  if (R->o->keep_line && !solver_line_verify(&R->cand.pos, R->o->keep_line, R->o->keep_n, true, NULL)) return TS_OK;
+  int rc = run_judge(R, &R->cand);
+  if (rc || !R->cand.sc.valid) return rc;
+  work_swap(&R->cand, &R->cur);
+  R->accepted++;
+  run_notify(R, COMPOSE_STEP_DROP_KING, &R->cur, false);
+  run_offer_best(R, &R->cur, COMPOSE_STEP_DROP_KING);
   return TS_OK;
 }
 
@@ -616,6 +674,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   check_report_init(&R->cur.rep);
   check_report_init(&R->best.rep);
   check_report_init(&R->cand.rep);
+  check_report_init(&R->conf.rep);
   int rc = TS_OK;
   TsError e;
   R->cur.pos = *pos;
@@ -633,20 +692,41 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   if ((rc = run_judge(R, &R->cur))) goto out;
   r->start = R->cur.pos;
   r->start_score = R->cur.sc;
+  r->king_square = R->cur.pos.king[R->att];
+  /* nothing to improve from: the caller reports the diagram as bad input */
+  if (R->cur.sc.verdict == CHECK_NOMATE || R->cur.sc.verdict == CHECK_BAD_LINE) {
+    r->best = R->cur.pos;
+    r->best_score = R->cur.sc;
+    r->checks = R->checks;
+    r->stop_reason = "nomate";
+    goto out;
+  }
   R->best.sc.valid = false;
   R->best.sc.verdict = CHECK_UNKNOWN;
   run_notify(R, COMPOSE_STEP_START, &R->cur, false);
   run_offer_best(R, &R->cur, COMPOSE_STEP_START);
-  uint64_t since = 0;
-  ComposeScore before = R->cur.sc;
+  if ((rc = run_drop_king(R))) goto out;
+  R->origin = R->cur.pos;
+  int input_floor = R->cur.sc.valid ? R->cur.sc.length : 0;
+  R->floor = input_floor;
+  uint64_t since = 0, idle_restarts = 0;
+  ComposeScore phase_best = R->best.sc;
   while (!run_out_of_budget(R)) {
     if (o->iterations && R->iterations >= o->iterations) {
       R->stop_reason = "iterations";
       break;
     }
     if (o->stall && since >= o->stall) {
-      R->stop_reason = "stall";
-      break;
+      /* a restart, unless `restarts` in a row found no better complete work */
+      idle_restarts = complete_better(&R->best.sc, &phase_best) ? 0 : idle_restarts + 1;
+      if (idle_restarts > o->restarts) {
+        R->stop_reason = "stall";
+        break;
+      }
+      phase_best = R->best.sc;
+      if ((rc = run_restart(R, ++R->restarts, input_floor))) goto out;
+      since = 0;
+      continue;
     }
     uint64_t acc = R->accepted;
     R->iterations++;
@@ -654,7 +734,6 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
     since = R->accepted != acc ? 0 : since + 1;
     run_progress(R, false);
   }
-  (void)before;
   if ((rc = run_cleanup(R))) goto out;
   run_progress(R, true);
   if (R->best.sc.verdict == CHECK_COMPLETE && R->best.sc.valid) {
@@ -672,12 +751,15 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   r->iterations = R->iterations;
   r->checks = R->checks;
   r->accepted = R->accepted;
+  r->restarts = R->restarts;
+  r->king_dropped = r->king_square != SQ_NONE && r->best.king[R->att] == SQ_NONE;
   r->stop_reason = R->stop_reason ? R->stop_reason : "stall";
 out:
   r->time_ms = now_ms() - R->t0;
   check_report_free(&R->cur.rep);
   check_report_free(&R->best.rep);
   check_report_free(&R->cand.rep);
+  check_report_free(&R->conf.rep);
   free(R);
   return rc;
 }

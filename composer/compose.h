@@ -22,11 +22,21 @@
  *      one piece, or two at once (what seed 003 §6 finds missing) -> candidates.
  * Each candidate is judged by check_problem and compared with D by §4.4's
  * order: fewer flaws while more than 3, a longer mate, fewer flaws, more pieces.
- * A better candidate becomes D and the next iteration starts from it. The run
- * stops at the budget (time, iterations) or when `stall` iterations in a row
- * bring nothing better. The best complete work seen (longest, then fewest
- * pieces) is kept apart from D, and at the end pieces are taken off it one by
- * one while it stays complete with the same length (leaner).
+ * A better candidate becomes D and the next iteration starts from it, except
+ * that a candidate shorter than the floor (the input's length) never replaces
+ * a D that reaches it: the search does not collapse to short works. After
+ * `stall` iterations in a row without a better D the run starts again (a
+ * restart), in turn from the best complete work found (to make it longer),
+ * from the input without the floor (the seed's plain order), and from the
+ * input with the floor; it stops at the budget (time, iterations) or when
+ * `restarts` restarts in a row found no better complete work. The best
+ * complete work seen (longest, then fewest pieces) is kept apart from D, so a
+ * short complete work is the result only when no longer one was found; at
+ * the end pieces are taken off it one by one while it stays complete with the
+ * same length (leaner).
+ * The attacker's king (real-game diagrams have one, a tsume problem has none)
+ * is taken off first when the diagram without it still has a mate, else tried
+ * again in the lean-up of the best complete work; keep_king keeps it.
  * Flaws here: the checker's flaws that are not tolerated; a verdict UNKNOWN
  * counts one more. Random choices come from one generator seeded by `seed`,
  * so a run with an iteration budget is the same every time.
@@ -61,6 +71,8 @@ typedef enum {
   COMPOSE_STEP_REPLACE,
   COMPOSE_STEP_REPLACE2,
   COMPOSE_STEP_CLEANUP,
+  COMPOSE_STEP_DROP_KING, /* the attacker's king taken off */
+  COMPOSE_STEP_RESTART,   /* the search starts again (not a better diagram) */
   COMPOSE_STEP_NB
 } ComposeStepKind;
 
@@ -85,7 +97,9 @@ typedef struct {
   uint64_t seed;
   uint64_t time_ms;        /* 0: no time limit */
   uint64_t iterations;     /* 0: no iteration limit */
-  uint64_t stall;          /* iterations without a better diagram before stopping (default 300, 0 = never) */
+  uint64_t stall;          /* iterations without a better diagram before a restart (default 300, 0 = never) */
+  uint64_t restarts;       /* restarts in a row without a better complete work before stopping (default 8) */
+  bool keep_king;          /* keep the attacker's king (else taken off while the diagram stays a mate) */
   int max_pieces;          /* pieces on the board and in the attacker's hand, 0 = no limit */
   bool no_promoted;        /* no promoted piece is added or made by a replacement */
   unsigned exclude_kinds;  /* 1 << base kind: kinds never added or made by a replacement */
@@ -109,9 +123,11 @@ typedef struct {
   ComposeScore best_score;
   bool complete;           /* best is a complete work */
   CheckReport report;      /* the checker's report of best (owned; compose_result_free) */
-  uint64_t iterations, checks, accepted;
+  uint64_t iterations, checks, accepted, restarts;
   uint64_t time_ms;
-  const char *stop_reason; /* "stall", "iterations", "time", "stop" */
+  bool king_dropped;       /* the start had an attacker's king and best has none */
+  Square king_square;      /* where it stood (SQ_NONE when the start had none) */
+  const char *stop_reason; /* "stall", "iterations", "time", "stop", "nomate" */
 } ComposeResult;
 
 /*
@@ -119,8 +135,8 @@ typedef struct {
  * caller's; one per thread). Returns TS_OK with *r filled (free it with
  * compose_result_free), TS_ERR_ILLEGAL when pos is not a problem position or
  * the keep line is not a mating line from it (r->report.message says why),
- * TS_ERR_NOMEM. A diagram without a mate is a valid start (its score is not
- * valid); the run then looks for one by the same steps.
+ * TS_ERR_NOMEM. A diagram without a mate (verdict NOMATE) is judged and
+ * returned at once (stop_reason "nomate"): there is no line to improve from.
  */
 int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, ComposeResult *r);
 void compose_result_free(ComposeResult *r);

@@ -13,6 +13,8 @@
 #include "check.h"
 #include "cli.h"
 #include "compose.h"
+#include "dbutil.h"
+#include "encode.h"
 #include "kif.h"
 #include "movegen.h"
 #include "outfile.h"
@@ -20,6 +22,8 @@
 #include "solver.h"
 #include "solver_value.h"
 #include "source.h"
+#include "tsdb.h"
+#include "tsdb_lock.h"
 
 int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err);
 
@@ -36,7 +40,11 @@ static const char COMPOSE_HELP[] =
     "  --seed N          random choices (default 1): the same seed, the same run\n"
     "  --time-ms T       time budget (default 600000)\n"
     "  --iterations N    iteration budget (default: none)\n"
-    "  --stall N         stop after N iterations without a better diagram (default 300)\n"
+    "  --stall N         restart after N iterations without a better diagram (default 300):\n"
+    "                    from the best complete work, from the input, in turn\n"
+    "  --restarts N      stop after N restarts in a row without a better complete work (default 8)\n"
+    "  --keep-king       keep the attacker's king (by default it is taken off when the\n"
+    "                    diagram stays a mate: a tsume problem has none)\n"
     "  --threads N       N runs with seeds N, N+1, ... side by side; the best is kept (default 1)\n"
     "  --max-pieces N    at most N pieces on the board (kings included) and in the attacker's hand\n"
     "  --no-promoted     add no promoted piece\n"
@@ -46,6 +54,9 @@ static const char COMPOSE_HELP[] =
     "                    rewritten (temporary file + rename) at every better work, so a killed\n"
     "                    run leaves its best so far; without --out the KIF goes to stdout (UTF-8)\n"
     "  --history FILE    every accepted step as a JSON line\n"
+    "  --db PATH         also store the result (--from-mate: every work) as records of the\n"
+    "                    problem database PATH (created when absent, material \"compose\"),\n"
+    "                    with the checker's flags, for tsume query / export / verify\n"
     "  --call-nodes N    nodes of one solver question of the checker (default 300000)\n"
     "  --hash MB         checker's table (default 64)\n"
     "  --quiet           no progress on stderr\n"
@@ -67,7 +78,7 @@ typedef struct {
   ComposeOptions co;
   CheckOptions ck;
   int threads;
-  const char *out_path, *history_path;
+  const char *out_path, *history_path, *db_path;
   bool json, quiet, utf8;
   /* shared state */
   pthread_mutex_t mu;
@@ -277,12 +288,95 @@ static void json_flaws(const CheckReport *rep) {
   printf("]");
 }
 
+/* ---- database output ---- */
+
+/* The record flags of a checker's report, as `tsume verify` reads them back. */
+static uint32_t report_flags(const CheckReport *rep, uint8_t *root_mates) {
+  uint32_t f = rep->verdict == CHECK_COMPLETE ? TSDB_F_COMPLETE : 0;
+  Move roots[64];
+  int nr = 0;
+  for (int i = 0; i < rep->nflaws; i++) {
+    const CheckFlaw *fl = &rep->flaws[i];
+    switch (fl->kind) {
+    case FLAW_YOZUME:
+      /* a one-move problem's longer second mate makes it "not complete" alone */
+      if (fl->alt_length <= rep->line_length) f |= TSDB_F_YOZUME;
+      break;
+    case FLAW_HAYAZUME: f |= TSDB_F_YOZUME | TSDB_F_HAYAZUME; break;
+    case FLAW_LAST_MOVE_ALT: f |= TSDB_F_LAST_MOVE_ALT; break;
+    case FLAW_KOMAAMARI: f |= TSDB_F_KOMAAMARI; break;
+    case FLAW_HENDOU: f |= TSDB_F_HENDOU; break;
+    case FLAW_HENCHOU: f |= TSDB_F_HENCHOU; break;
+    case FLAW_HIGENTEI: f |= TSDB_F_HIGENTEI; break;
+    case FLAW_TEJUN_ZENGO: f |= TSDB_F_TEJUN_ZENGO; break;
+    case FLAW_UKAI: f |= TSDB_F_UKAI; break;
+    case FLAW_NOMATE: f |= TSDB_F_FUZUME; break;
+    default: break;
+    }
+    /* the other mating first moves */
+    bool mating = fl->kind == FLAW_YOZUME || fl->kind == FLAW_HAYAZUME || fl->kind == FLAW_LAST_MOVE_ALT ||
+                  fl->kind == FLAW_HIGENTEI;
+    if (fl->ply == 1 && fl->alt != MOVE_NONE && mating && nr < 64) {
+      bool seen = false;
+      for (int j = 0; j < nr; j++) seen |= roots[j] == fl->alt;
+      if (!seen) roots[nr++] = fl->alt;
+    }
+  }
+  if (root_mates) *root_mates = (uint8_t)(1 + nr > 255 ? 255 : 1 + nr);
+  return f;
+}
+
+/* One database record of a work: canonical key, length, flags, main line. */
+static void record_make(const Position *pos, const Move *line, int n, uint32_t flags, uint8_t root_mates,
+                        TsRecord *r) {
+  memset(r, 0, sizeof *r);
+  bool mirrored;
+  r->key_len = (uint8_t)pos_canonical(pos, r->key, &mirrored);
+  if (n > TSDB_LINE_MAX) n = TSDB_LINE_MAX;
+  r->length = (uint16_t)n;
+  r->flags = flags;
+  r->root_mates = root_mates;
+  r->line_len = (uint16_t)n;
+  for (int i = 0; i < n; i++) r->line[i] = move_compact(mirrored ? move_mirror(line[i]) : line[i]);
+}
+
+#define COMPOSE_DB_MATERIAL "compose"
+
+/* Adds n records to the database at path in one transaction (created when absent,
+ * material "compose"), then the figures that mark it finished. Exit status. */
+static int db_store(const char *path, const TsRecord *recs, size_t n) {
+  TsDbWriterLock *lock = NULL;
+  TsError err;
+  int rc = tsdb_writer_lock(path, &lock, &err);
+  if (rc) return cli_fail("compose", &err);
+  TsDbMeta meta;
+  memset(&meta, 0, sizeof meta);
+  snprintf(meta.material, sizeof meta.material, "%s", COMPOSE_DB_MATERIAL);
+  TsDb *db = NULL;
+  rc = tsdb_open(path, TSDB_CREATE, &meta, &db, &err);
+  uint64_t total = 0;
+  if (!rc && n) rc = tsdb_put_batch(db, recs, n, NULL, 0, &err);
+  if (!rc) rc = tsdb_count(db, &total, &err);
+  if (!rc) {
+    char t[256];
+    int len = snprintf(t, sizeof t, "material\t%s\nmade_by\ttsume compose\nrecords\t%llu\n", COMPOSE_DB_MATERIAL,
+                       (unsigned long long)total);
+    rc = tsdb_meta_put_raw(db, DB_META_GENERATION, t, (size_t)len, &err);
+  }
+  if (!rc) rc = tsdb_sync(db, &err);
+  tsdb_close(db);
+  tsdb_writer_unlock(lock);
+  return rc ? cli_fail("compose", &err) : 0;
+}
+
 /* ---- --from-mate ---- */
 
 typedef struct {
   Position pos;
   Move *line;
   int n;
+  uint32_t flags;
+  uint8_t root_mates;
 } FoundWork;
 
 typedef struct {
@@ -291,7 +385,6 @@ typedef struct {
 } FoundList;
 
 static int found_add(void *ctx, const Position *pos, const Move *line, int n, const CheckReport *rep) {
-  (void)rep;
   FoundList *l = ctx;
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 64;
@@ -303,7 +396,9 @@ static int found_add(void *ctx, const Position *pos, const Move *line, int n, co
   Move *m = malloc((size_t)n * sizeof *m);
   if (!m) return TS_ERR_NOMEM;
   memcpy(m, line, (size_t)n * sizeof *m);
-  l->v[l->n++] = (FoundWork){*pos, m, n};
+  FoundWork *w = &l->v[l->n++];
+  *w = (FoundWork){*pos, m, n, 0, 1};
+  w->flags = report_flags(rep, &w->root_mates);
   return TS_OK;
 }
 
@@ -403,6 +498,19 @@ static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int ma
       goto out;
     }
   }
+  if (sh->db_path) {
+    TsRecord *recs = found.n ? malloc(found.n * sizeof *recs) : NULL;
+    if (found.n && !recs) {
+      cli_message("compose", "out of memory");
+      status = 3;
+      goto out;
+    }
+    for (size_t k = 0; k < found.n; k++)
+      record_make(&found.v[k].pos, found.v[k].line, found.v[k].n, found.v[k].flags, found.v[k].root_mates, &recs[k]);
+    status = db_store(sh->db_path, recs, found.n);
+    free(recs);
+    if (status) goto out;
+  }
   if (sh->json)
     printf("{\"result\":\"%s\",\"works\":%llu,\"longest\":%d,\"candidates\":%llu,\"cut\":%s,\"time_ms\":%llu}\n",
            found.n ? "complete" : "none", (unsigned long long)j->res.works, j->res.longest,
@@ -456,12 +564,14 @@ int cmd_compose(int argc, char **argv) {
       {"out", required_argument, NULL, 'o'},      {"history", required_argument, NULL, 'H'},
       {"call-nodes", required_argument, NULL, 'n'}, {"hash", required_argument, NULL, 'M'},
       {"from-mate", no_argument, NULL, 'f'},      {"max-moves", required_argument, NULL, 'm'},
-      {"max-works", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
+      {"max-works", required_argument, NULL, 'w'}, {"restarts", required_argument, NULL, 'R'},
+      {"keep-king", no_argument, NULL, 'K'},      {"db", required_argument, NULL, 'D'},
+      {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if (strchr("sTIStpnMmw", c) && !cli_parse_u64(optarg, &v)) {
+    if (strchr("sTIStpnMmwR", c) && !cli_parse_u64(optarg, &v)) {
       status = cli_usage_error("compose", "%s needs a number", argv[optind - 1]);
       goto out;
     }
@@ -473,6 +583,8 @@ int cmd_compose(int argc, char **argv) {
     case 'T': sh->co.time_ms = v; break;
     case 'I': sh->co.iterations = v; break;
     case 'S': sh->co.stall = v; break;
+    case 'R': sh->co.restarts = v; break;
+    case 'K': sh->co.keep_king = true; break;
     case 't':
       if (v < 1 || v > 64) {
         status = cli_usage_error("compose", "--threads needs 1 to 64");
@@ -497,6 +609,7 @@ int cmd_compose(int argc, char **argv) {
     case 'k': keep_text = optarg; break;
     case 'o': sh->out_path = optarg; break;
     case 'H': sh->history_path = optarg; break;
+    case 'D': sh->db_path = optarg; break;
     case 'n': sh->ck.call_nodes = v; break;
     case 'M':
       if (v < 1 || v > (1u << 20)) {
@@ -621,9 +734,6 @@ int cmd_compose(int argc, char **argv) {
     goto out;
   }
   ComposeResult *r = &ws[best].res;
-  if (!r->start_score.valid && r->start_score.verdict == CHECK_NOMATE && !r->best_score.valid) {
-    cli_message("compose", "the diagram has no mate (and none was made)");
-  }
   if (!r->start_score.valid && (r->start_score.verdict == CHECK_NOMATE || r->start_score.verdict == CHECK_BAD_LINE)) {
     cli_message("compose", "%s", r->start_score.verdict == CHECK_NOMATE ? "the diagram has no mate"
                                                                        : "the line to keep is not a mating line");
@@ -656,7 +766,28 @@ int cmd_compose(int argc, char **argv) {
     }
   }
   free(bytes);
+  if (sh->db_path && r->report.line_length > 0) {
+    TsRecord *rec = malloc(sizeof *rec);
+    uint8_t roots = 1;
+    uint32_t flags = report_flags(&r->report, &roots);
+    if (rec) record_make(&r->best, r->report.line, r->report.line_length, flags, roots, rec);
+    int st = rec ? db_store(sh->db_path, rec, 1) : 3;
+    if (!rec) cli_message("compose", "out of memory");
+    free(rec);
+    if (st) {
+      for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
+      free(ws);
+      status = st;
+      goto out;
+    }
+  }
   const char *result = r->complete ? "complete" : compose_better(&r->best_score, &r->start_score) ? "improved" : "unchanged";
+  if (r->king_dropped && !sh->quiet) {
+    static const char *RANK[10] = {"", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
+    char sq[16];
+    snprintf(sq, sizeof sq, "%d%s", sq_file(r->king_square), RANK[sq_rank(r->king_square)]);
+    fprintf(stderr, "tsume compose: the attacker's king on %s is taken off (a tsume problem has none; --keep-king keeps it)\n", sq);
+  }
   uint64_t iters = 0, checks = 0;
   for (int k = 0; k < sh->threads; k++) {
     iters += ws[k].res.iterations;
@@ -678,8 +809,8 @@ int cmd_compose(int argc, char **argv) {
     printf(",\"verdict\":\"%s\",\"pieces\":%d,\"start\":{\"sfen\":\"%s\",\"score\":", check_verdict_name(r->report.verdict),
            r->best_score.pieces, ssfen);
     score_json(stdout, &r->start_score);
-    printf("},\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
-           (unsigned long long)ws[best].co.seed, (unsigned long long)iters, (unsigned long long)checks,
+    printf("},\"king_dropped\":%s,\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
+           r->king_dropped ? "true" : "false", (unsigned long long)ws[best].co.seed, (unsigned long long)iters, (unsigned long long)checks,
            (unsigned long long)r->time_ms, r->stop_reason ? r->stop_reason : "");
   }
   status = r->complete ? 0 : 1;

@@ -34,7 +34,8 @@ static const char ROLES_HELP[] =
     "                    \"pieces\":[{\"id\":N,\"start\":\"2b\"|null,\"piece\":\"g\",\"first_ply\":N,\n"
     "                    \"roles\":[...]}]}\n"
     "Pieces keep an id along the line: a captured piece dropped later is the same piece.\n"
-    "Exit status: 0, 1 when no line could be found (no mate, or the limit), 2 bad input.\n";
+    "Exit status: 0, 1 when no line was found within the solver's limit, 2 bad input (an\n"
+    "illegal diagram, a diagram without a mate, a line that is not a mating line), 3 I/O.\n";
 
 static const char ROLE_LETTERS[ROLE_NB + 1] = "CEXSMPTB";
 
@@ -89,7 +90,7 @@ int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, Sourc
   return TS_OK;
 }
 
-/* The solver's main line of pos into line; 0, or 1 after a message (no mate, not found). */
+/* The solver's main line of pos into line; 0, or after a message 2 (no mate: bad input) or 1 (not found). */
 int cli_find_main_line(const char *cmd, const Position *pos, uint64_t nodes, SourceLine *line) {
   SolverOptions o;
   solver_options_default(&o);
@@ -106,7 +107,7 @@ int cli_find_main_line(const char *cmd, const Position *pos, uint64_t nodes, Sou
                            : r.status == SOLVE_NOMATE ? "the position has no mate"
                                                       : "no mating line found within the solver's limit");
     solver_free(s);
-    return rc ? 2 : 1;
+    return rc || r.status == SOLVE_NOMATE ? 2 : 1;
   }
   line->n = r.pv_len < 2048 ? r.pv_len : 2048;
   memcpy(line->moves, r.pv, (size_t)line->n * sizeof(Move));
@@ -299,6 +300,14 @@ int cmd_roles(int argc, char **argv) {
     if (rc) {
       snprintf(err.where, sizeof err.where, "--line");
       return cli_fail("roles", &err);
+    }
+    int bad = 0;
+    if (!solver_line_verify(&pos, line.moves, line.n, true, &bad)) {
+      if (bad < line.n)
+        cli_message("roles", "--line: move %d gives no check (not a mating line)", bad + 1);
+      else
+        cli_message("roles", "--line: the line does not end in mate (not a mating line)");
+      return 2;
     }
   } else if (line.n == 0) {
     rc = cli_find_main_line("roles", &pos, nodes, &line);
