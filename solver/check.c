@@ -669,7 +669,7 @@ static void flaws_sort(Checker *c, CheckReport *r) {
   }
 }
 
-int check_problem(Checker *c, const Position *pos, const Move *line, int n, CheckReport *r) {
+static int check_line(Checker *c, const Position *pos, const Move *line, int n, CheckReport *r) {
   TsError err;
   if (pos_validate_problem(pos, "problem", &err) != TS_OK) return TS_ERR_ILLEGAL;
   r->verdict = CHECK_UNKNOWN;
@@ -771,4 +771,75 @@ done:
   r->nodes = c->nodes;
   r->time_ms = solver_now_ms() - c->t0;
   return TS_OK;
+}
+
+/* Moves of the line up to the 0-based ply p, then the flaw's alternative line:
+ * the main line through the 変同 branch f. false when the alternative's line is
+ * not kept whole in the report. */
+static bool line_through(const CheckReport *r, const CheckFlaw *f, Move **out, int *n) {
+  int p = f->ply - 1;
+  if (f->alt_line_len != f->alt_length || f->alt_line_len <= 0) return false;
+  Move *m = malloc((size_t)(p + f->alt_line_len) * sizeof *m);
+  if (!m) return false;
+  memcpy(m, r->line, (size_t)p * sizeof *m);
+  memcpy(m + p, f->alt_line, (size_t)f->alt_line_len * sizeof *m);
+  *out = m;
+  *n = p + f->alt_line_len;
+  return true;
+}
+
+/* How many tries of other main lines a check without a given line makes. */
+#define CHECK_HENDOU_TRIES 8
+
+int check_problem(Checker *c, const Position *pos, const Move *line, int n, CheckReport *r) {
+  int rc = check_line(c, pos, line, n, r);
+  if (rc || r->line_given || r->verdict != CHECK_FLAWED) return rc;
+  /*
+   * No line was given and the solver's main line is flawed. Where a defence
+   * has a 変同 (another reply as long, the hand empty at the end as well), the
+   * main line could as well go through that reply, and a 余詰 past it is then
+   * a 変化別詰 (変別) of a branch, tolerated. The problem is judged by the best
+   * of those main lines: the 変同 branches before the first fatal flaw are tried,
+   * the latest first.
+   */
+  uint64_t nodes = r->nodes, t0 = solver_now_ms() - r->time_ms;
+  CheckReport t;
+  check_report_init(&t);
+  bool tried[CHECK_HENDOU_TRIES * 4] = {false}; /* 変同 flaws of *r already tried, by index */
+  for (int tries = 0; tries < CHECK_HENDOU_TRIES && r->verdict == CHECK_FLAWED; tries++) {
+    int first = r->nflaws;
+    for (int i = 0; i < r->nflaws; i++)
+      if (!r->flaws[i].tolerated) {
+        first = i;
+        break;
+      }
+    int h = -1;
+    for (int i = first - 1; i >= 0 && h < 0; i--)
+      if (r->flaws[i].kind == FLAW_HENDOU && r->flaws[i].ply < r->flaws[first].ply &&
+          !(i < (int)(sizeof tried / sizeof *tried) && tried[i]))
+        h = i;
+    if (h < 0) break;
+    Move *alt;
+    int na;
+    if (!line_through(r, &r->flaws[h], &alt, &na)) break;
+    rc = check_line(c, pos, alt, na, &t);
+    free(alt);
+    if (rc) break;
+    nodes += t.nodes;
+    /* a line no better is not taken, and its 変同 is not tried again */
+    if (t.verdict != CHECK_COMPLETE && t.verdict != CHECK_UNKNOWN) {
+      if (h < (int)(sizeof tried / sizeof *tried)) tried[h] = true;
+      else break;
+      continue;
+    }
+    CheckReport swap = *r;
+    *r = t;
+    t = swap;
+    memset(tried, 0, sizeof tried);
+  }
+  check_report_free(&t);
+  r->line_given = false;
+  r->nodes = nodes;
+  r->time_ms = solver_now_ms() - t0;
+  return rc;
 }

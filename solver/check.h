@@ -33,6 +33,11 @@
  *      v == r, before the second-last ply    HENDOU          変同 (tolerated)
  *  - the end: pieces left in the attacker's hand                    KOMAAMARI 駒余り
  *
+ * With no line given, the solver's main line is checked; when it is flawed and
+ * a defence before the first fatal flaw has a 変同, the main line through that
+ * other defence is checked too (the latest first, a few tries), and the better
+ * one is the report: a 余詰 in a 変同 branch is a 変化別詰 (変別), tolerated.
+ *
  * Verdict: BAD_LINE as above; else NOMATE when some defence escapes (or, with
  * no line given, the problem has no mate); else FLAWED when some flaw is not
  * tolerated; else UNKNOWN when a budget stopped a question whose answer could
