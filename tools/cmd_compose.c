@@ -16,11 +16,10 @@
 #include "dbutil.h"
 #include "encode.h"
 #include "kif.h"
-#include "movegen.h"
+#include "kifvar.h"
 #include "outfile.h"
 #include "sfen.h"
 #include "solver.h"
-#include "solver_value.h"
 #include "source.h"
 #include "tsdb.h"
 #include "tsdb_lock.h"
@@ -105,41 +104,6 @@ typedef struct {
 
 #define COMPOSE_MAX_BRANCHES 40
 
-static int add_variations(Solver *s, KifRecord *rec, const Position *start, const Move *line, int n) {
-  Position pos = *start;
-  Color att = start->side;
-  KifNode *node = rec->root;
-  int budget = COMPOSE_MAX_BRANCHES;
-  for (int ply = 0; ply < n; ply++) {
-    if (pos.side != att && ply < n - 1) {
-      MoveList l;
-      movegen_legal(&pos, &l);
-      for (int i = 0; i < l.size && budget > 0; i++) {
-        if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
-        if (solver_drop_futile(s, &pos, l.moves[i], att, n - ply) == 1) continue;
-        Position p = pos;
-        Undo u;
-        pos_do_move(&p, l.moves[i], &u);
-        SolveResult r;
-        if (solver_solve(s, &p, &r) != TS_OK || r.status != SOLVE_MATE) continue;
-        Move var[256];
-        int k = 0;
-        var[k++] = l.moves[i];
-        for (int j = 0; j < r.pv_len && k < 256; j++) var[k++] = r.pv[j];
-        int rc = kif_line_add(rec, node, var, k, KIF_SPECIAL_MATE, NULL);
-        if (rc) return rc;
-        budget--;
-      }
-    }
-    KifNode *c = node->child;
-    while (c && move_compact(c->move) != move_compact(line[ply])) c = c->sibling;
-    if (!c) return TS_ERR_ILLEGAL;
-    node = c;
-    Undo u;
-    pos_do_move(&pos, line[ply], &u);
-  }
-  return TS_OK;
-}
 
 static void flaws_text(const CheckReport *rep, const Position *pos, char *out, size_t n) {
   size_t k = 0;
@@ -173,7 +137,8 @@ static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool
   flaws_text(rep, pos, ftext, sizeof ftext);
   if (ftext[0]) kif_node_set_comment(rec.root, ftext);
   rc = kif_line_add(&rec, rec.root, rep->line, rep->line_length, KIF_SPECIAL_MATE, NULL);
-  if (!rc && complete && s) rc = add_variations(s, &rec, pos, rep->line, rep->line_length);
+  int budget = COMPOSE_MAX_BRANCHES;
+  if (!rc && complete && s) rc = kifvar_add(s, &rec, rec.root, pos, pos->side, rep->line, rep->line_length, &budget);
   if (!rc) rc = kif_write(&rec, utf8 ? KIF_ENC_UTF8 : KIF_ENC_CP932, "tsume " TSUME_VERSION, bytes, len, err);
   else ts_error_set(err, rc, "compose", 0, 0, "cannot build the KIF record");
   kif_record_free(&rec);

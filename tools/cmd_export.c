@@ -11,12 +11,11 @@
 #include "dbguard.h"
 #include "dbutil.h"
 #include "kif.h"
-#include "movegen.h"
+#include "kifvar.h"
 #include "outfile.h"
 #include "sfen.h"
 #include "check.h"
 #include "solver.h"
-#include "solver_value.h"
 
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
@@ -65,54 +64,6 @@ typedef struct {
 } ExportCtx;
 
 #define EXPORT_MAX_BRANCHES 100
-
-/*
- * Adds the other defender replies at each defender ply of `line` (played from
- * `node`, position `start`) as 変化, each with the solver's line, and the same
- * again inside every branch, until *budget branches are written.
- */
-static int add_variations(ExportCtx *x, KifRecord *rec, KifNode *node, const Position *start, Color attacker,
-                          const Move *line, int n, int *budget) {
-  Position pos = *start;
-  for (int ply = 0; ply < n; ply++) {
-    if (pos.side != attacker && ply < n - 1) {
-      MoveList l;
-      movegen_legal(&pos, &l);
-      for (int i = 0; i < l.size && *budget > 0; i++) {
-        if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
-        /* a futile drop (無駄合) is no defence: not written as a 変化 */
-        if (solver_drop_futile(x->solver, &pos, l.moves[i], attacker, n - ply) == 1) continue;
-        Position p = pos;
-        Undo u;
-        pos_do_move(&p, l.moves[i], &u);
-        SolveResult r;
-        if (solver_solve(x->solver, &p, &r) != TS_OK || r.status != SOLVE_MATE) continue;
-        Move var[512];
-        int k = 0;
-        var[k++] = l.moves[i];
-        for (int j = 0; j < r.pv_len && k < 512; j++) var[k++] = r.pv[j];
-        KifNode *last;
-        int rc = kif_line_add(rec, node, var, k, KIF_SPECIAL_MATE, &last);
-        if (rc) return rc;
-        (*budget)--;
-        KifNode *b = node->child;
-        while (b && move_compact(b->move) != move_compact(l.moves[i])) b = b->sibling;
-        if (b && k > 1) {
-          rc = add_variations(x, rec, b, &p, attacker, var + 1, k - 1, budget);
-          if (rc) return rc;
-        }
-      }
-    }
-    /* follow the line */
-    KifNode *c = node->child;
-    while (c && move_compact(c->move) != move_compact(line[ply])) c = c->sibling;
-    if (!c) return TS_ERR_ILLEGAL;
-    node = c;
-    Undo u;
-    pos_do_move(&pos, line[ply], &u);
-  }
-  return TS_OK;
-}
 
 /* 完全性: the checker's verdict, and the tolerated キズ of a complete work in brackets. */
 static const char *completeness(const CheckReport *r, char *buf, size_t n) {
@@ -219,7 +170,7 @@ static int export_one(const TsRecord *r, void *vctx) {
     so.time_ms = 2000;
     solver_set_options(x->solver, &so);
   }
-  if (!rc && x->variations) rc = add_variations(x, &rec, rec.root, &pos, pos.side, line, n, &budget);
+  if (!rc && x->variations) rc = kifvar_add(x->solver, &rec, rec.root, &pos, pos.side, line, n, &budget);
   char *bytes = NULL;
   size_t len = 0;
   KifEncoding enc = x->utf8 ? KIF_ENC_UTF8 : KIF_ENC_CP932;

@@ -1,0 +1,22 @@
+/*
+ * kifvar.h - 変化 branches of a KIF record from the solver: every other defender
+ * reply on a line (futile drops, 無駄合, left out) with its own main line, and
+ * the other replies inside each branch the same way, as export and compose
+ * write them.
+ */
+#ifndef TSUME_KIFVAR_H
+#define TSUME_KIFVAR_H
+
+#include "kif.h"
+#include "solver.h"
+
+/*
+ * Adds the branches below `node`, whose line from `start` (attacker: `attacker`)
+ * is line[0..n) and already in rec. At most *budget branches are added; each
+ * added one takes one from *budget. Uses s with its current options (limits).
+ * TS_OK, TS_ERR_ILLEGAL when the line is not in rec, or kif_line_add's error.
+ */
+int kifvar_add(Solver *s, KifRecord *rec, KifNode *node, const Position *start, Color attacker, const Move *line,
+               int n, int *budget);
+
+#endif
