@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "movegen.h"
 #include "retro_internal.h"
 #include "workers.h"
@@ -224,17 +225,6 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
   return left;
 }
 
-/* 非限定: the same move but for promotion, or the same piece dropped on
- * another square of the same line to the king. */
-static bool non_limiting(const Position *pos, Move m, Move alt) {
-  if (move_is_drop(m) || move_is_drop(alt)) {
-    if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
-    Square k = pos->king[WHITE], a = move_to(m), b = move_to(alt);
-    return bb_test(BETWEEN[k][a], b) || bb_test(BETWEEN[k][b], a);
-  }
-  return move_from(m) == move_from(alt) && move_to(m) == move_to(alt);
-}
-
 /* Visits of one rejoin search (手順前後 / 迂回); past it the alternative is 余詰. */
 #define REJOIN_BUDGET 20000
 
@@ -317,7 +307,7 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
  */
 static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
                                  Move alt) {
-  if (non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
+  if (check_non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
   Position q = main[i];
   Undo u;
   pos_do_move(&q, alt, &u);

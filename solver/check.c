@@ -285,7 +285,7 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
 
 /* 非限定: the same move but for promotion, or the same piece dropped on another
  * square of the same line to the king. */
-static bool non_limiting(const Position *pos, Move m, Move alt) {
+bool check_non_limiting(const Position *pos, Move m, Move alt) {
   if (move_is_drop(m) || move_is_drop(alt)) {
     if (!move_is_drop(m) || !move_is_drop(alt) || move_drop_type(m) != move_drop_type(alt)) return false;
     Square k = pos->king[color_flip(pos->side)], a = move_to(m), b = move_to(alt);
@@ -438,7 +438,7 @@ static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
     if (k3 > 0) {
       kind = FLAW_HAYAZUME;
       v = value_between(c, &q, R - 3, m3);
-    } else if (non_limiting(at, r->line[p], qu->alt)) {
+    } else if (check_non_limiting(at, r->line[p], qu->alt)) {
       kind = FLAW_HIGENTEI;
     } else {
       Rejoin rj = {.line = r->line, .n = n, .from = p, .npath = 1};

@@ -157,5 +157,10 @@ const char *check_verdict_name(CheckVerdict v);
 /* Is the flaw kind tolerated under the options (a キズ)? */
 bool check_kind_tolerated(const CheckOptions *o, FlawKind k);
 bool check_is_complete(const CheckReport *r);
+/* 非限定 shape of an alternative check alt to the line's move m (attacker to
+ * move in pos): the same move but for promotion, or the same piece dropped on
+ * another square of the same line on the same side of the defender's king.
+ * The enumerator's flag uses it too. */
+bool check_non_limiting(const Position *pos, Move m, Move alt);
 
 #endif
