@@ -257,27 +257,11 @@ static void json_flaws(const CheckReport *rep) {
 
 /* The record flags of a checker's report, as `tsume verify` reads them back. */
 static uint32_t report_flags(const CheckReport *rep, uint8_t *root_mates) {
-  uint32_t f = rep->verdict == CHECK_COMPLETE ? TSDB_F_COMPLETE : 0;
+  uint32_t f = dbutil_report_flags(rep);
   Move roots[64];
   int nr = 0;
   for (int i = 0; i < rep->nflaws; i++) {
     const CheckFlaw *fl = &rep->flaws[i];
-    switch (fl->kind) {
-    case FLAW_YOZUME:
-      /* a one-move problem's longer second mate makes it "not complete" alone */
-      if (fl->alt_length <= rep->line_length) f |= TSDB_F_YOZUME;
-      break;
-    case FLAW_HAYAZUME: f |= TSDB_F_YOZUME | TSDB_F_HAYAZUME; break;
-    case FLAW_LAST_MOVE_ALT: f |= TSDB_F_LAST_MOVE_ALT; break;
-    case FLAW_KOMAAMARI: f |= TSDB_F_KOMAAMARI; break;
-    case FLAW_HENDOU: f |= TSDB_F_HENDOU; break;
-    case FLAW_HENCHOU: f |= TSDB_F_HENCHOU; break;
-    case FLAW_HIGENTEI: f |= TSDB_F_HIGENTEI; break;
-    case FLAW_TEJUN_ZENGO: f |= TSDB_F_TEJUN_ZENGO; break;
-    case FLAW_UKAI: f |= TSDB_F_UKAI; break;
-    case FLAW_NOMATE: f |= TSDB_F_FUZUME; break;
-    default: break;
-    }
     /* the other mating first moves */
     bool mating = fl->kind == FLAW_YOZUME || fl->kind == FLAW_HAYAZUME || fl->kind == FLAW_LAST_MOVE_ALT ||
                   fl->kind == FLAW_HIGENTEI;

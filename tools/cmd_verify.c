@@ -55,23 +55,6 @@ static void report(VerifyCtx *v, const Position *pos, const char *what) {
   v->bad++;
 }
 
-/* The stored flag of a flaw kind (0: none). */
-static uint32_t kind_flag(FlawKind k) {
-  switch (k) {
-  case FLAW_YOZUME: return TSDB_F_YOZUME;
-  case FLAW_HAYAZUME: return TSDB_F_YOZUME | TSDB_F_HAYAZUME;
-  case FLAW_LAST_MOVE_ALT: return TSDB_F_LAST_MOVE_ALT;
-  case FLAW_KOMAAMARI: return TSDB_F_KOMAAMARI;
-  case FLAW_HENDOU: return TSDB_F_HENDOU;
-  case FLAW_HENCHOU: return TSDB_F_HENCHOU;
-  case FLAW_HIGENTEI: return TSDB_F_HIGENTEI;
-  case FLAW_TEJUN_ZENGO: return TSDB_F_TEJUN_ZENGO;
-  case FLAW_UKAI: return TSDB_F_UKAI;
-  case FLAW_NOMATE: return TSDB_F_FUZUME;
-  default: return 0;
-  }
-}
-
 /* Checks one record; a disagreement is written to v->msg. */
 static void verify_one(VerifyCtx *v, const TsRecord *rec) {
   v->msg[0] = 0;
@@ -87,10 +70,8 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
     report(v, &pos, "not a problem position");
     return;
   }
-  uint32_t found = r->verdict == CHECK_COMPLETE ? TSDB_F_COMPLETE : 0;
+  uint32_t found = dbutil_report_flags(r);
   for (int i = 0; i < r->nflaws; i++) {
-    /* a one-move problem's longer second mate: stored as "not complete" alone */
-    if (!(r->flaws[i].kind == FLAW_YOZUME && r->flaws[i].alt_length > n)) found |= kind_flag(r->flaws[i].kind);
     if (r->flaws[i].alt != MOVE_NONE) v->alternatives++;
     if (r->flaws[i].tolerated) v->tolerated++;
   }

@@ -78,3 +78,26 @@ int dbutil_open_reader(const char *cmd, const char *path, TsDb **db, bool *finis
                 path);
   return 0;
 }
+
+uint32_t dbutil_report_flags(const CheckReport *r) {
+  uint32_t f = r->verdict == CHECK_COMPLETE ? TSDB_F_COMPLETE : 0;
+  for (int i = 0; i < r->nflaws; i++) {
+    const CheckFlaw *fl = &r->flaws[i];
+    switch (fl->kind) {
+    case FLAW_YOZUME:
+      if (fl->alt_length <= r->line_length) f |= TSDB_F_YOZUME;
+      break;
+    case FLAW_HAYAZUME: f |= TSDB_F_YOZUME | TSDB_F_HAYAZUME; break;
+    case FLAW_LAST_MOVE_ALT: f |= TSDB_F_LAST_MOVE_ALT; break;
+    case FLAW_KOMAAMARI: f |= TSDB_F_KOMAAMARI; break;
+    case FLAW_HENDOU: f |= TSDB_F_HENDOU; break;
+    case FLAW_HENCHOU: f |= TSDB_F_HENCHOU; break;
+    case FLAW_HIGENTEI: f |= TSDB_F_HIGENTEI; break;
+    case FLAW_TEJUN_ZENGO: f |= TSDB_F_TEJUN_ZENGO; break;
+    case FLAW_UKAI: f |= TSDB_F_UKAI; break;
+    case FLAW_NOMATE: f |= TSDB_F_FUZUME; break;
+    default: break;
+    }
+  }
+  return f;
+}

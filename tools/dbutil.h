@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "position.h"
+#include "check.h"
 #include "tsdb.h"
 
 typedef struct {
@@ -26,6 +27,10 @@ extern const size_t DB_FLAG_NAMES_N;
 void dbutil_flags_format(uint32_t f, char *out, size_t n);
 /* Bit of a flag name ("complete", "yozume", ...); 0 when unknown. */
 uint32_t dbutil_flag_parse(const char *name);
+/* The record flags (TSDB_F_*) of a flaw checker's report: complete, and one flag
+ * per kind found (hayazume with yozume; a one-move problem's longer second mate
+ * makes it "not complete" alone). What verify compares and compose --db stores. */
+uint32_t dbutil_report_flags(const CheckReport *r);
 /* Position of a record and its main line as full moves (each checked legal). */
 int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err);
 /*
