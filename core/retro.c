@@ -68,11 +68,15 @@ static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsign
 void retro_generate(const Position *pos, UnMoveList *l) { retro_generate_kinds(pos, l, ~0u); }
 
 void retro_generate_kinds(const Position *pos, UnMoveList *l, unsigned kinds) {
+  retro_generate_to(pos, l, kinds, BB_ALL);
+}
+
+void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
   Color mover = color_flip(pos->side);
   l->size = 0;
   Bitboard occ = pos_occupied(pos);
   Bitboard empty = BB_ALL & ~occ;
-  Bitboard mine = pos->by_color[mover];
+  Bitboard mine = pos->by_color[mover] & to_mask;
   while (mine) {
     Square to = bb_pop(&mine);
     Piece p = pos->board[to];

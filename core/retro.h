@@ -36,6 +36,8 @@ void retro_generate(const Position *pos, UnMoveList *list);
 /* The same, with un-captures limited to the kinds whose bit (1 << kind) is set in
  * uncapture_kinds (e.g. only the kinds of an enumerated material). */
 void retro_generate_kinds(const Position *pos, UnMoveList *list, unsigned uncapture_kinds);
+/* The same, limited to the un-moves of the pieces standing on to_mask. */
+void retro_generate_to(const Position *pos, UnMoveList *list, unsigned uncapture_kinds, Bitboard to_mask);
 /* prev = the predecessor of pos by the un-move u (keys and checkers set). */
 void retro_apply(const Position *pos, const UnMove *u, Position *prev);
 

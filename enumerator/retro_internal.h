@@ -133,6 +133,18 @@ Key retro_key_of(const Position *pos);
 /* The record key of a position, its concrete key (*full, when not NULL) and
  * the square of its free piece. */
 Key retro_pos_split(const Position *pos, Key *full, Square *sq);
+/* A position's key parts made once, for the keys of that position with one
+ * more piece on each of many squares (the un-moves of an extended position). */
+typedef struct {
+  unsigned e[2][SQ_NB]; /* entries in the plain and the mirrored orientation */
+  int n;
+  Square king, ck;      /* the defender king's square, plain and canonical */
+  int orient;           /* 0 plain, 1 mirrored, 2 decided by the entries (5th file) */
+  Key head;
+} KeyBase;
+void retro_keybase_init(KeyBase *kb, const Position *base);
+/* retro_pos_split of the base with piece f added on the empty square s. */
+Key retro_keybase_split(const KeyBase *kb, Square s, Piece f, Key *full, Square *sq);
 /* The position of a concrete key (the defender holds the rest). */
 void retro_key_decode(Key k, Position *pos);
 /* The record key of a concrete key and the square of its free piece. */

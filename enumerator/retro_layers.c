@@ -89,6 +89,7 @@ typedef struct {
   SpillList out;  /* KeyVal: the new positions */
   uint64_t hits; /* yozume (attacker phase) or fuzume (defender phase) tests that hit */
   UnMoveList ul;
+  struct GroupReplies *group; /* a defender layer's replies of one predecessor */
   int rc;
 } LayerWorker;
 
@@ -97,53 +98,237 @@ static int kv_push(LayerWorker *w, Key k, uint16_t v) {
   return retro_spill_push(&w->out, &kv);
 }
 
-/* Un-moves from one position x of the frontier; new positions go to w->out. */
-static void layer_position(LayerWorker *w, const Position *x) {
+/* An attacker layer's predecessor: 余詰め判定 if already valued, else new with value n. */
+static void attacker_prev(LayerWorker *w, const Position *prev) {
+  Key k;
+  Square sq;
+  Key c = retro_pos_split(prev, &k, &sq);
+  if (table_get_split(w->r, c, sq) >= 0) {
+    w->hits++;
+    return;
+  }
+  int prc = kv_push(w, k, (uint16_t)w->n);
+  if (prc) w->rc = prc;
+}
+
+/* A defender layer's candidate q, reached by the un-move u: valued when every reply is known. */
+static void defender_prev(LayerWorker *w, const Position *q, const UnMove *um) {
   Retro *r = w->r;
-  if (!w->defender) {
-    retro_generate(x, &w->ul);
-    for (int j = 0; j < w->ul.size; j++) {
-      Key k;
-      Square sq;
-      Key c = retro_pos_split(&w->ul.prev[j], &k, &sq);
-      if (table_get_split(r, c, sq) >= 0) {
-        w->hits++;
-        continue;
-      }
-      int prc = kv_push(w, k, (uint16_t)w->n);
-      if (prc) w->rc = prc;
+  if (!q->checkers) return;
+  if (um->captured && !retro_within_material(r, q)) return;
+  Key k;
+  Square sq;
+  Key c = retro_pos_split(q, &k, &sq);
+  if (table_get_split(r, c, sq) >= 0) return;
+  if (r->ranging && solver_drop_squares(q)) {
+    /* drops between checker and king bring in outside pieces: the solver values it,
+     * once every board reply has a known value (else it comes back at a later layer) */
+    if (!board_replies_known(r, q)) {
+      w->hits++;
+      return;
+    }
+    /* a board move leads from q to x, valued n - 1: q is at least n */
+    int lo = move_is_drop(um->move) ? 0 : w->n;
+    int prc = kv_push(w, k, retro_solver_value(r, r->solvers[w->id], q, lo));
+    if (prc) w->rc = prc;
+    return;
+  }
+  int v = eval_defender(r, q);
+  if (v < 0) {
+    w->hits++;
+    return;
+  }
+  int prc = kv_push(w, k, (uint16_t)v);
+  if (prc) w->rc = prc;
+}
+
+/* Un-moves of the pieces of x on to_mask; new positions go to w->out. */
+static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) {
+  retro_generate_to(x, &w->ul, w->defender ? w->kinds : ~0u, to_mask);
+  for (int j = 0; j < w->ul.size; j++) {
+    if (w->defender)
+      defender_prev(w, &w->ul.prev[j], &w->ul.u[j]);
+    else
+      attacker_prev(w, &w->ul.prev[j]);
+  }
+}
+
+/* ---------- un-moves of an extended position (seed 002) ---------- */
+
+/*
+ * A frontier record stands for the positions x(s): the fixed pieces B and the
+ * free piece f on each square s of a set. Without sliders (gold, silver,
+ * knight, pawn materials) an un-move of a fixed piece is the same move in
+ * every x(s) but where f stands on its origin, and its predecessor is legal in
+ * x(s) exactly when it is in B and f on s does not make it illegal (f giving
+ * check to the king that must not be in check, or a second pawn on a file).
+ * So the un-moves of B are made once per record and each square costs a key
+ * and a look-up; the un-moves of f itself, and those to a square where a pawn
+ * drop would check (打ち歩詰め asks whether x(s) is mate), are made on x(s).
+ *
+ * A defender layer's candidate q(s) = P + f on s (P: a predecessor of B) is
+ * valued once per un-move too: when f is the attacker's, not next to the king
+ * and not giving check, the replies of q(s) are those of P less the king moves
+ * to squares f attacks from s, and each reply's position is that of P plus f
+ * on s. The other squares are valued on q(s) itself.
+ */
+typedef struct {
+  Move m;
+  bool king;
+  Square to;
+  KeyBase kb;
+} GroupReply;
+
+typedef struct GroupReplies {
+  int n;
+  GroupReply rep[MAX_MOVES];
+} GroupReplies;
+
+static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
+  int cnt[PT_NB] = {0};
+  Bitboard occ = pos_occupied(pos);
+  while (occ) {
+    Piece p = pos->board[bb_pop(&occ)];
+    cnt[pt_demote(piece_type(p))]++;
+  }
+  cnt[pt_demote(piece_type(f))]++;
+  for (int t = PAWN; t <= GOLD; t++) {
+    cnt[t] += hand_count(pos->hand[BLACK], (PieceType)t);
+    if (cnt[t] > r->mat.count[t]) return false;
+  }
+  return true;
+}
+
+static void group_replies(const Position *p, GroupReplies *g) {
+  MoveList l;
+  movegen_legal(p, &l);
+  g->n = l.size;
+  for (int i = 0; i < l.size; i++) {
+    GroupReply *gr = &g->rep[i];
+    Position t = *p;
+    Undo u;
+    pos_do_move(&t, l.moves[i], &u);
+    gr->m = l.moves[i];
+    gr->king = !move_is_drop(l.moves[i]) && move_from(l.moves[i]) == p->king[WHITE];
+    gr->to = move_to(l.moves[i]);
+    retro_keybase_init(&gr->kb, &t);
+  }
+}
+
+/* The value of q(s) from the replies of P (see above), or -1 when one is not known. */
+static int group_value(const Retro *r, const GroupReplies *g, Square s, Piece f) {
+  PieceType ft = piece_type(f);
+  int best = -1, nrep = 0;
+  for (int i = 0; i < g->n; i++) {
+    const GroupReply *gr = &g->rep[i];
+    if (gr->king && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], s)) continue;
+    nrep++;
+    Square sq;
+    Key c = retro_keybase_split(&gr->kb, s, f, NULL, &sq);
+    int v = table_get_split(r, c, sq);
+    if (v < 0) return -1;
+    if (v > best) best = v;
+  }
+  return nrep ? best + 1 : 0;
+}
+
+static void layer_record(LayerWorker *w, const XRecord *rec) {
+  Retro *r = w->r;
+  Square sqs[SQ_NB];
+  int ns = retro_xr_squares(rec, sqs);
+  Piece f = (Piece)(rec->core & 31);
+  if (r->ranging || f == PIECE_NONE || ns < 2) {
+    for (int k = 0; k < ns; k++) {
+      Position x;
+      retro_key_decode(retro_xkey_join(rec->core, sqs[k]), &x);
+      layer_position(w, &x, BB_ALL);
     }
     return;
   }
-  retro_generate_kinds(x, &w->ul, w->kinds);
-  for (int j = 0; j < w->ul.size; j++) {
-    const Position *q = &w->ul.prev[j];
-    if (!q->checkers) continue;
-    if (w->ul.u[j].captured && !retro_within_material(r, q)) continue;
-    Key k;
-    Square sq;
-    Key c = retro_pos_split(q, &k, &sq);
-    if (table_get_split(r, c, sq) >= 0) continue;
-    if (r->ranging && solver_drop_squares(q)) {
-      /* drops between checker and king bring in outside pieces: the solver values it,
-       * once every board reply has a known value (else it comes back at a later layer) */
-      if (!board_replies_known(r, q)) {
+  Position b;
+  retro_key_decode(retro_xkey_join(rec->core, sqs[0]), &b);
+  pos_remove(&b, sqs[0]);
+  pos_finish_setup(&b);
+  Color mover = color_flip(b.side), fc = piece_color(f);
+  PieceType ft = piece_type(f);
+  Bitboard set = 0;
+  for (int k = 0; k < ns; k++) set |= BB_SQ[sqs[k]];
+  /* squares of the mover's pawns that check the defender king: un-moves there are made on x(s) */
+  Bitboard conc = 0, fcheck = 0;
+  if (mover == BLACK) {
+    Square ek = b.king[WHITE];
+    conc = pos_pieces(&b, BLACK, PAWN) & STEP_ATTACKS[WHITE][PAWN][ek];
+    if (fc == BLACK) fcheck = STEP_ATTACKS[WHITE][ft][ek];
+  }
+  retro_generate_to(&b, &w->ul, w->defender ? w->kinds : ~0u, BB_ALL & ~conc);
+  GroupReplies *g = w->group;
+  for (int j = 0; j < w->ul.size && !w->rc; j++) {
+    const UnMove *um = &w->ul.u[j];
+    const Position *p = &w->ul.prev[j];
+    Move m = um->move;
+    Bitboard bad = fcheck;
+    if (!move_is_drop(m)) bad |= BB_SQ[move_from(m)];
+    if (um->captured && piece_type(um->captured) == PAWN && f == um->captured) bad |= BB_FILE[sq_file(move_to(m))];
+    if (move_is_drop(m) && move_drop_type(m) == PAWN && f == piece_make(mover, PAWN))
+      bad |= BB_FILE[sq_file(move_to(m))];
+    Bitboard todo = set & ~bad;
+    if (!todo) continue;
+    KeyBase kb;
+    retro_keybase_init(&kb, p);
+    if (!w->defender) {
+      while (todo) {
+        Square s = bb_pop(&todo);
+        Key k;
+        Square sq;
+        Key c = retro_keybase_split(&kb, s, f, &k, &sq);
+        if (table_get_split(r, c, sq) >= 0) {
+          w->hits++;
+          continue;
+        }
+        int prc = kv_push(w, k, (uint16_t)w->n);
+        if (prc) w->rc = prc;
+      }
+      continue;
+    }
+    if (um->captured && !within_material_plus(r, p, f)) continue;
+    Square kp = p->king[WHITE];
+    Bitboard fchk = fc == BLACK ? STEP_ATTACKS[WHITE][ft][kp] : 0;
+    if (!p->checkers) todo &= fchk;
+    /* valued on q(s) itself: f the defender's, giving check, or next to the king */
+    Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
+    bool have_group = false;
+    while (todo) {
+      Square s = bb_pop(&todo);
+      Key k;
+      Square sq;
+      Key c = retro_keybase_split(&kb, s, f, &k, &sq);
+      if (table_get_split(r, c, sq) >= 0) continue;
+      int v;
+      if (bb_test(single, s)) {
+        Position q = *p;
+        pos_put(&q, s, f);
+        pos_finish_setup(&q);
+        v = eval_defender(r, &q);
+      } else {
+        if (!have_group) {
+          group_replies(p, g);
+          have_group = true;
+        }
+        v = group_value(r, g, s, f);
+      }
+      if (v < 0) {
         w->hits++;
         continue;
       }
-      /* a board move leads from q to x, valued n - 1: q is at least n */
-      int lo = move_is_drop(w->ul.u[j].move) ? 0 : w->n;
-      int prc = kv_push(w, k, retro_solver_value(r, r->solvers[w->id], q, lo));
+      int prc = kv_push(w, k, (uint16_t)v);
       if (prc) w->rc = prc;
-      continue;
     }
-    int v = eval_defender(r, q);
-    if (v < 0) {
-      w->hits++;
-      continue;
-    }
-    int prc = kv_push(w, k, (uint16_t)v);
-    if (prc) w->rc = prc;
+  }
+  /* the un-moves of f itself, and those to the squares of conc, on each x(s) */
+  for (int k = 0; k < ns && !w->rc; k++) {
+    Position x;
+    retro_key_decode(retro_xkey_join(rec->core, sqs[k]), &x);
+    layer_position(w, &x, BB_SQ[sqs[k]] | conc);
   }
 }
 
@@ -160,13 +345,7 @@ static void *layer_worker(void *arg) {
        * value n-1 for an attacker layer, attacker positions of n-1 for a defender one) */
       const XRecord *rec = &r->tab[i];
       if (!rec->core || key_side(rec->core) == (int)w->defender || xr_value(rec) != w->n - 1) continue;
-      Square sqs[SQ_NB];
-      int ns = retro_xr_squares(rec, sqs);
-      for (int k = 0; k < ns; k++) {
-        Position x;
-        retro_key_decode(retro_xkey_join(rec->core, sqs[k]), &x);
-        layer_position(w, &x);
-      }
+      layer_record(w, rec);
     }
     if (w->id == 0) retro_report(r, "layers", w->n, retro_spill_count(&w->out), end, r->cap);
   }
@@ -196,7 +375,8 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     ws[t] = (LayerWorker){.r = r, .n = n, .defender = defender, .kinds = kinds, .id = t, .next_chunk = &next_chunk};
     retro_spill_init(&ws[t].out, sizeof(KeyVal), retro_spill_cap(r, sizeof(KeyVal)), r->opt.spill_prefix);
     ws[t].ul.prev = malloc(MAX_UNMOVES * sizeof *ws[t].ul.prev);
-    if (!ws[t].ul.prev) rc = TS_ERR_NOMEM;
+    ws[t].group = malloc(sizeof *ws[t].group);
+    if (!ws[t].ul.prev || !ws[t].group) rc = TS_ERR_NOMEM;
   }
   int started = rc ? 0 : workers_run(nt, layer_worker, ws, sizeof *ws);
   uint64_t hits = 0, outs = 0, used0 = r->used;
@@ -216,6 +396,7 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   for (int t = 0; t < nt; t++) {
     retro_spill_free(&ws[t].out);
     free(ws[t].ul.prev);
+    free(ws[t].group);
   }
   free(ws);
   if (rc == TS_ERR_IO)

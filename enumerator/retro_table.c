@@ -116,6 +116,53 @@ Key retro_pos_split(const Position *pos, Key *full, Square *sq) {
   return core;
 }
 
+/*
+ * Keys of one position with one piece more (retro_internal.h's KeyBase): the
+ * entries of the base in both orientations are made once, and each square of
+ * the added piece costs a merge of at most eight entries, no Position.
+ */
+void retro_keybase_init(KeyBase *kb, const Position *base) {
+  Square k = base->king[WHITE], m = sq_mirror(k);
+  kb->king = k;
+  kb->ck = k < m ? k : m;
+  kb->orient = k < m ? 0 : k > m ? 1 : 2;
+  kb->n = key_entries(base, false, kb->e[0]);
+  key_entries(base, true, kb->e[1]);
+  kb->head = key_head(base, kb->ck);
+}
+
+/* Entries of the base in orientation o with (square s, piece f) merged in, in order. */
+static int kb_merge(const KeyBase *kb, int o, Square s, Piece f, unsigned out[SQ_NB]) {
+  unsigned fe = ((unsigned)(o ? sq_mirror(s) : s) << 5) | (unsigned)f;
+  const unsigned *e = kb->e[o];
+  int n = 0, i = 0;
+  for (; i < kb->n && e[i] < fe; i++) out[n++] = e[i];
+  out[n++] = fe;
+  for (; i < kb->n; i++) out[n++] = e[i];
+  return n;
+}
+
+Key retro_keybase_split(const KeyBase *kb, Square s, Piece f, Key *full, Square *sq) {
+  unsigned e[SQ_NB];
+  int n;
+  if (kb->orient < 2) {
+    n = kb_merge(kb, kb->orient, s, f, e);
+  } else {
+    unsigned g[SQ_NB];
+    n = kb_merge(kb, 0, s, f, e);
+    kb_merge(kb, 1, s, f, g);
+    for (int i = 0; i < n; i++)
+      if (e[i] != g[i]) {
+        if (g[i] < e[i]) memcpy(e, g, sizeof *e * (size_t)n);
+        break;
+      }
+  }
+  if (full) *full = kb->head | key_pack(e, n, -1);
+  int at = free_entry(e, n, kb->ck);
+  *sq = (Square)(e[at] >> 5);
+  return kb->head | key_pack(e, n, at) | (Key)(e[at] & 31);
+}
+
 void retro_key_decode(Key k, Position *pos) {
   pos_clear(pos);
   pos->side = (Color)((k >> 126) & 1);
