@@ -355,7 +355,15 @@ static bool henchou_at(Cls *c, const Position *pos, int R) {
   return false;
 }
 
-static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {
+/*
+ * The main line and flags of start (value length) into pb. With expect, a
+ * line that leaves it (a move other than expect[ply], compared whole or,
+ * with compact, as move_compact) stops the classification there: pb then has
+ * the line so far and no complete flag (is_minimal asks only whether a
+ * sub-problem is complete with the same line).
+ */
+static void classify_as(Cls *c, const Position *start, int length, RetroProblem *pb, const Move *expect, int nexpect,
+                        bool compact) {
   Retro *r = c->r;
   Position main[RETRO_LINE_MAX + 1];
   Position pos = *start;
@@ -385,6 +393,10 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
       pb->flags |= RETRO_F_FUTILE_CUT;
       break;
     }
+    if (expect && (ply >= nexpect || (compact ? move_compact(m) != move_compact(expect[ply]) : m != expect[ply]))) {
+      pb->flags &= ~RETRO_F_COMPLETE;
+      return;
+    }
     pb->line[pb->line_len++] = m;
     Undo u;
     pos_do_move(&pos, m, &u);
@@ -408,6 +420,10 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
   if (complete) pb->flags |= RETRO_F_COMPLETE;
 }
 
+static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {
+  classify_as(c, start, length, pb, NULL, 0, false);
+}
+
 /* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
 static bool is_minimal(Cls *c, const RetroProblem *pb) {
   Retro *r = c->r;
@@ -421,7 +437,7 @@ static bool is_minimal(Cls *c, const RetroProblem *pb) {
     int v = value_of(r, &q);
     if (v != pb->length) continue;
     RetroProblem sub;
-    classify(c, &q, v, &sub);
+    classify_as(c, &q, v, &sub, pb->line, pb->line_len, false);
     if ((sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len &&
         memcmp(sub.line, pb->line, sizeof(Move) * (size_t)pb->line_len) == 0)
       return false;
@@ -438,7 +454,7 @@ static bool is_minimal(Cls *c, const RetroProblem *pb) {
     int v = value_of(r, &q);
     if (v != pb->length) continue;
     RetroProblem sub;
-    classify(c, &q, v, &sub);
+    classify_as(c, &q, v, &sub, pb->line, pb->line_len, true);
     if (!(sub.flags & RETRO_F_COMPLETE) || sub.line_len != pb->line_len) continue;
     bool same = true;
     for (int i = 0; i < sub.line_len && same; i++) same = move_compact(sub.line[i]) == move_compact(pb->line[i]);

@@ -160,6 +160,8 @@ int retro_table_insert(Retro *r, Key k, uint16_t v);
 /* Puts a whole record (from another rank: its key is not in the table) into
  * the table. TS_ERR_NOMEM. */
 int retro_table_put_record(Retro *r, const XRecord *x);
+/* Releases the table's memory (allocated by retro_table.c). */
+void retro_table_free_mem(Retro *r);
 /* Appends k to a growing array. TS_ERR_NOMEM. */
 int retro_keys_push(Key **arr, uint64_t *n, uint64_t *cap, Key k);
 /* Inserts a position valued v while layer n is built (see the definition). */

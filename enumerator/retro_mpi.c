@@ -432,8 +432,7 @@ static int gather_table(Dist *d, TsError *err) {
   /* a capacity that takes every record without growing (retro_table_put_record's test) */
   uint64_t cap = (uint64_t)1 << 16;
   while (total * 10 > cap * 6) cap *= 2;
-  free(r->tab);
-  r->tab = NULL;
+  retro_table_free_mem(r);
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL, &sh->node);
   int nrank;
   MPI_Comm_rank(sh->node, &nrank);

@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "encode.h"
@@ -229,8 +230,38 @@ int retro_xr_squares(const XRecord *x, Square out[SQ_NB]) {
   return n;
 }
 
+/*
+ * The table's memory: anonymous pages (zero when first touched), on 2 MB
+ * boundaries and advised as huge pages, since every look-up lands on a random
+ * slot (with 4 KB pages a table of gigabytes misses the TLB on nearly each one).
+ */
+#define TAB_ALIGN ((size_t)2 << 20)
+
+static XRecord *tab_map(uint64_t cap) {
+  size_t len = (size_t)cap * sizeof(XRecord);
+  size_t maplen = len + TAB_ALIGN;
+  uint8_t *raw = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  uint8_t *mem = (uint8_t *)(((uintptr_t)raw + TAB_ALIGN - 1) & ~(uintptr_t)(TAB_ALIGN - 1));
+  if (mem > raw) munmap(raw, (size_t)(mem - raw));
+  if (raw + maplen > mem + len) munmap(mem + len, (size_t)(raw + maplen - (mem + len)));
+#ifdef MADV_HUGEPAGE
+  madvise(mem, len, MADV_HUGEPAGE);
+#endif
+  return (XRecord *)mem;
+}
+
+static void tab_unmap(XRecord *tab, uint64_t cap) {
+  if (tab) munmap(tab, (size_t)cap * sizeof(XRecord));
+}
+
+void retro_table_free_mem(Retro *r) {
+  tab_unmap(r->tab, r->cap);
+  r->tab = NULL;
+}
+
 static int table_alloc(Retro *r, uint64_t cap) {
-  r->tab = calloc(cap, sizeof *r->tab);
+  r->tab = tab_map(cap);
   if (!r->tab) return TS_ERR_NOMEM;
   r->cap = cap;
   r->records = 0;
@@ -294,7 +325,7 @@ static int table_grow(Retro *r) {
       r->tab[j] = old[i];
     }
   r->records = records;
-  free(old);
+  tab_unmap(old, oc);
   return TS_OK;
 }
 
@@ -368,7 +399,7 @@ void retro_free(Retro *r) {
   if (r->tab_release)
     r->tab_release(r);
   else
-    free(r->tab);
+    retro_table_free_mem(r);
   free(r->mates_out);
   for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
   free(r->solvers);
