@@ -80,6 +80,8 @@ typedef struct {
                              threads together; beyond it they go to files (0: no limit) */
   const char *spill_prefix; /* those files are "<spill_prefix>.spill-XXXXXX", unlinked at once
                                (NULL: never spill) */
+  bool concrete_unmoves;  /* un-move each concrete position of a record (the reference path) rather
+                             than the record itself (materials without ranging pieces) */
   void (*progress)(const RetroProgress *p, void *ctx); /* may be NULL; called often */
   void *progress_ctx;
 } RetroOptions;

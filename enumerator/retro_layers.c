@@ -237,7 +237,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
   Square sqs[SQ_NB];
   int ns = retro_xr_squares(rec, sqs);
   Piece f = (Piece)(rec->core & 31);
-  if (r->ranging || f == PIECE_NONE || ns < 2) {
+  if (r->ranging || r->opt.concrete_unmoves || f == PIECE_NONE || ns < 2) {
     for (int k = 0; k < ns; k++) {
       Position x;
       retro_key_decode(retro_xkey_join(rec->core, sqs[k]), &x);

@@ -21,7 +21,7 @@ static const char ENUM_HELP[] =
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
     "                       [--solver-hash MB] [--store all|complete|minimal] [--mpi]\n"
-    "                       [--mem MB]\n"
+    "                       [--mem MB] [--concrete]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -85,7 +85,10 @@ static const char ENUM_HELP[] =
     "                      than grow past 7/8 of it; the positions a phase gathers\n"
     "                      before inserting them keep 1/8 in memory and spill the rest\n"
     "                      to unlinked files beside PATH; the sort of the records gets\n"
-    "                      what the table leaves (at most --sort-mem) and spills too\n";
+    "                      what the table leaves (at most --sort-mem) and spills too\n"
+    "  --concrete          un-move every concrete position of a record, not the record\n"
+    "                      itself (seed 002's extended positions): the reference path,\n"
+    "                      slower, with the same database and figures\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -242,7 +245,7 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
 typedef struct {
   const char *spec, *path;
   uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
-  bool resume, stats, strict, strict_alt, force, mpi;
+  bool resume, stats, strict, strict_alt, force, mpi, concrete;
   int store;
   Material mat;
   TsDbMeta meta;
@@ -268,7 +271,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
       {"strict-alternatives", no_argument, NULL, 'A'}, {"store", required_argument, NULL, 'T'},
       {"mpi", no_argument, NULL, 'M'},            {"mem", required_argument, NULL, 'G'},
-      {NULL, 0, NULL, 0}};
+      {"concrete", no_argument, NULL, 'C'},       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
@@ -306,6 +309,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       if (o->store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
       break;
     case 'M': o->mpi = true; break;
+    case 'C': o->concrete = true; break;
     case 'G':
       if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 1 || o->mem_mb > ((uint64_t)1 << 30))
         return cli_usage_error("enumerate", "--mem needs a number of megabytes from 1 to 1073741824");
@@ -448,7 +452,7 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
                       .solver_hash_mb = (int)o->solver_mb, .progress = on_progress, .progress_ctx = &pr,
                       .table_limit = (o->mem_mb << 20) / 8 * 7, .list_mem = (o->mem_mb << 20) / 8,
-                      .spill_prefix = o->path};
+                      .spill_prefix = o->path, .concrete_unmoves = o->concrete};
   bo.progress = on_write_progress;
   bo.progress_ctx = &pr;
   Retro *r = NULL;
@@ -574,7 +578,7 @@ static int enumerate_mpi(const EnumOpts *o) {
                       .strict_alternatives = o->strict_alt, .threads = (int)o->threads,
                       .solver_hash_mb = (int)o->solver_mb, .progress = rank == 0 ? on_progress : NULL,
                       .progress_ctx = &pr, .table_limit = (o->mem_mb << 20) / 8 * 7,
-                      .list_mem = (o->mem_mb << 20) / 8, .spill_prefix = shard};
+                      .list_mem = (o->mem_mb << 20) / 8, .spill_prefix = shard, .concrete_unmoves = o->concrete};
   TsDbBulkOptions bo = {.mem_limit = (size_t)o->sort_mb << 20, .batch = (size_t)o->batch};
   TsError err;
   ts_error_clear(&err);
