@@ -30,11 +30,70 @@ typedef struct {
 
 #define OUT_CACHE_BITS 18
 
+/*
+ * The first ply of the problems of one record (seed 002's extended position:
+ * fixed pieces B, the free piece f on each square s of a set). A check of
+ * x(s) that neither moves nor takes f nor drops a pawn is a check of B, and the
+ * position after it is B's plus f on s: its key is made from B's once per
+ * record (KeyBase), so each square costs a look-up, not a move and a key.
+ */
+#define ORACLE_SLOTS 1024
+typedef struct {
+  Piece f;
+  Square s;                 /* the square of the problem being classified */
+  int n;
+  Move mv[MAX_MOVES];
+  KeyBase kb[MAX_MOVES];    /* B after mv[i] */
+  uint16_t slot[ORACLE_SLOTS]; /* index + 1 of a move, by hash */
+} ChildOracle;
+
 typedef struct {
   Retro *r;
   Solver *s;
   OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
+  const ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
 } Cls;
+
+static unsigned oracle_hash(Move m) { return (unsigned)((m * 0x9e3779b1u) >> 22) & (ORACLE_SLOTS - 1); }
+
+/* Builds the oracle of a record whose positions have f on a square of set; b is one of them. */
+static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) {
+  Position b = *x;
+  pos_remove(&b, s0);
+  pos_finish_setup(&b);
+  MoveList l;
+  movegen_checks(&b, &l);
+  o->f = f;
+  o->n = 0;
+  memset(o->slot, 0, sizeof o->slot);
+  for (int i = 0; i < l.size; i++) {
+    Move m = l.moves[i];
+    if (move_is_drop(m) && move_drop_type(m) == PAWN) continue; /* 打ち歩詰め depends on f */
+    Position q = b;
+    Undo u;
+    pos_do_move(&q, m, &u);
+    unsigned h = oracle_hash(m);
+    while (o->slot[h]) h = (h + 1) & (ORACLE_SLOTS - 1);
+    o->slot[h] = (uint16_t)(o->n + 1);
+    o->mv[o->n] = m;
+    retro_keybase_init(&o->kb[o->n], &q);
+    o->n++;
+  }
+}
+
+/* The table's value after check m of x(o->s), or -2 when the oracle does not know m. */
+static int oracle_value(const Retro *r, const ChildOracle *o, Move m) {
+  /* f moves, or is taken (f may be the defender's piece) */
+  if ((!move_is_drop(m) && move_from(m) == o->s) || move_to(m) == o->s) return -2;
+  for (unsigned h = oracle_hash(m); o->slot[h]; h = (h + 1) & (ORACLE_SLOTS - 1)) {
+    int i = o->slot[h] - 1;
+    if (o->mv[i] != m) continue;
+    Square sq;
+    Key c = retro_keybase_split(&o->kb[i], o->s, o->f, NULL, &sq);
+    return table_get_split(r, c, sq);
+  }
+  return -2;
+}
 
 static uint64_t out_key(const Position *pos) {
   /* the defender's hand is the rest of the 40 pieces, so board + attacker hand say it all */
@@ -119,19 +178,25 @@ static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
  * (positions of the material only). Only children one ply shorter are
  * followed, so the recursion through line_leftover ends.
  */
-static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates) {
+static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates, const ChildOracle *o) {
   MoveList l;
   int vals[MAX_MOVES];
   movegen_checks(pos, &l);
   int any = 0, within = 0;
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
   bool in = retro_within_material(c->r, pos);
+  int bound = nmates ? c->r->opt.max_moves : V - 1;
   Position q = *pos;
   for (int i = 0; i < l.size; i++) {
-    Undo u;
-    pos_do_move(&q, l.moves[i], &u);
-    int v = cls_value_in(c, &q, nmates ? c->r->opt.max_moves : V - 1, in);
-    pos_undo_move(&q, l.moves[i], &u);
+    int v = o && in ? oracle_value(c->r, o, l.moves[i]) : -2;
+    if (v != -2) {
+      v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
+    } else {
+      Undo u;
+      pos_do_move(&q, l.moves[i], &u);
+      v = cls_value_in(c, &q, bound, in);
+      pos_undo_move(&q, l.moves[i], &u);
+    }
     if (v >= 0) any++;
     vals[i] = v <= V - 1 ? v : -1;
     if (vals[i] >= 0) within++;
@@ -209,7 +274,7 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
   if (v > 0) {
     if (pos->side == BLACK) {
       int nw;
-      m = attacker_best(c, pos, v, &nw, NULL);
+      m = attacker_best(c, pos, v, &nw, NULL, NULL);
     } else {
       int ns;
       m = defender_best(c, pos, v, &ns);
@@ -378,7 +443,7 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
     main[ply] = pos;
     if (pos.side == BLACK) {
       int nw, nm;
-      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL);
+      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL, ply == 0 ? c->oracle : NULL);
       if (ply == 0) pb->root_mates = nm;
       bool last = ply == length - 1;
       if (nw > 1 && last) pb->flags |= RETRO_F_LAST_MOVE_ALT;
@@ -425,7 +490,9 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
 }
 
 /* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
-static bool is_minimal(Cls *c, const RetroProblem *pb) {
+static bool is_minimal(Cls *cp, const RetroProblem *pb) {
+  Cls sub_cls = *cp, *c = &sub_cls;
+  c->oracle = NULL; /* the sub-problems are other positions */
   Retro *r = c->r;
   const Position *pos = &pb->pos;
   for (int t = PAWN; t <= GOLD; t++) {
@@ -487,6 +554,7 @@ typedef struct {
   uint64_t done;
   RetroProblem pb;
   OutEntry *cache;
+  ChildOracle *oracle;
 } ClassifyWorker;
 
 static void *classify_worker(void *arg) {
@@ -504,11 +572,15 @@ static void *classify_worker(void *arg) {
       int len = xr_value(x) & VAL_LEN_MASK;
       Square sqs[SQ_NB];
       int ns = retro_xr_squares(x, sqs);
+      Piece f = (Piece)(x->core & 31);
+      bool by_record = w->oracle && !r->ranging && !r->opt.concrete_unmoves && f != PIECE_NONE && ns >= 2;
       for (int k = 0; k < ns; k++) {
         Position pos;
         retro_key_decode(retro_xkey_join(x->core, sqs[k]), &pos);
         if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
-        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache};
+        if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
+        if (by_record) w->oracle->s = sqs[k];
+        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache, by_record ? w->oracle : NULL};
         classify(&c, &pos, len, &w->pb);
         if (w->pb.flags & RETRO_F_COMPLETE)
           if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
@@ -536,9 +608,13 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
     ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
+    ws[t].oracle = malloc(sizeof *ws[t].oracle);
   }
   workers_run(nt, classify_worker, ws, sizeof *ws);
-  for (int t = 0; t < nt; t++) free(ws[t].cache);
+  for (int t = 0; t < nt; t++) {
+    free(ws[t].cache);
+    free(ws[t].oracle);
+  }
   free(ws);
   return stop;
 }

@@ -86,9 +86,10 @@ static const char ENUM_HELP[] =
     "                      before inserting them keep 1/8 in memory and spill the rest\n"
     "                      to unlinked files beside PATH; the sort of the records gets\n"
     "                      what the table leaves (at most --sort-mem) and spills too\n"
-    "  --concrete          un-move every concrete position of a record, not the record\n"
-    "                      itself (seed 002's extended positions): the reference path,\n"
-    "                      slower, with the same database and figures\n";
+    "  --concrete          un-move and classify every concrete position of a record\n"
+    "                      on its own, not through the record (seed 002's extended\n"
+    "                      positions): the reference path, slower, with the same\n"
+    "                      database and figures\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
