@@ -17,6 +17,14 @@
 #define ENTRY_MAX (1 + TSDB_KEY_MAX + 8 + 2 * TSDB_BULK_LINE_MAX)
 #define RUN_BUF ((size_t)1 << 20)
 
+/* An arena entry and the first 16 bytes of its key, big-endian, zero-padded: the
+ * sort compares those and reads the arena only on a tie (the padded prefixes
+ * never order two keys against their memcmp-then-length order). */
+typedef struct {
+  uint64_t p0, p1;
+  size_t off;
+} SortRef;
+
 typedef struct {
   FILE *f;
   char *buf;
@@ -32,7 +40,7 @@ struct TsDbBulk {
   uint64_t seen, written, emitted;
   uint8_t *arena;
   size_t arena_len, arena_cap;
-  size_t *offs;
+  SortRef *offs;
   size_t noffs, offs_cap;
   Run *runs;
   int nruns, runs_cap;
@@ -112,7 +120,21 @@ static int entry_cmp(const uint8_t *x, const uint8_t *y) {
 }
 
 static int cmp_entry(const void *a, const void *b, void *arena) {
-  return entry_cmp((const uint8_t *)arena + *(const size_t *)a, (const uint8_t *)arena + *(const size_t *)b);
+  const SortRef *x = a, *y = b;
+  if (x->p0 != y->p0) return x->p0 < y->p0 ? -1 : 1;
+  if (x->p1 != y->p1) return x->p1 < y->p1 ? -1 : 1;
+  return entry_cmp((const uint8_t *)arena + x->off, (const uint8_t *)arena + y->off);
+}
+
+static SortRef sort_ref(const uint8_t *e, size_t off) {
+  uint8_t k[16] = {0};
+  memcpy(k, e + 1, e[0] < 16 ? e[0] : 16);
+  SortRef r = {0, 0, off};
+  for (int i = 0; i < 8; i++) {
+    r.p0 = r.p0 << 8 | k[i];
+    r.p1 = r.p1 << 8 | k[8 + i];
+  }
+  return r;
 }
 
 static int run_io_error(TsDbBulk *b, const char *what) {
@@ -147,7 +169,7 @@ static int spill_run(TsDbBulk *b) {
   setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
   if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
   for (size_t i = 0; i < b->noffs; i++) {
-    const uint8_t *e = b->arena + b->offs[i];
+    const uint8_t *e = b->arena + b->offs[i].off;
     if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(b, "write");
   }
   if (fflush(run->f) != 0) return run_io_error(b, "write");
@@ -236,15 +258,15 @@ int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
   }
   if (b->noffs == b->offs_cap) {
     size_t nc = b->offs_cap ? b->offs_cap * 2 : 65536;
-    size_t *no = realloc(b->offs, nc * sizeof *no);
+    SortRef *no = realloc(b->offs, nc * sizeof *no);
     if (!no) return nomem(b);
     b->offs = no;
     b->offs_cap = nc;
   }
-  b->offs[b->noffs++] = b->arena_len;
   uint8_t *e = b->arena + b->arena_len;
   e[0] = rec->key_len;
   memcpy(e + 1, rec->key, rec->key_len);
+  b->offs[b->noffs++] = sort_ref(e, b->arena_len);
   uint8_t *t = e + 1 + rec->key_len;
   memcpy(t, &rec->length, 2);
   memcpy(t + 2, &rec->flags, 4);
@@ -288,7 +310,7 @@ int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
   }
   if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
   for (size_t i = 0; i < b->noffs; i++) {
-    int rc = emit(b, b->arena + b->offs[i]);
+    int rc = emit(b, b->arena + b->offs[i].off);
     if (rc) return rc;
   }
   return flush_batch(b);

@@ -267,6 +267,7 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
 /* Does the main line from pos (value v) end with pieces in the attacker's hand?
  * Memoised in the thread's cache. */
 static bool line_leftover(Cls *c, const Position *pos, int v) {
+  if (v == 0) return pos->hand[BLACK] != 0; /* mated: what the attacker still holds */
   OutEntry *e = out_slot(c, pos);
   if (e && e->left >= 0) return e->left != 0;
   bool left;

@@ -120,6 +120,12 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return -1;
 }
 
+/* Starts loading the first slot a look-up of record key c reads (look-ups made
+ * in batches overlap their cache misses). */
+static inline void table_prefetch(const Retro *r, Key c) {
+  __builtin_prefetch(&r->tab[key_hash(c) & (r->cap - 1)]);
+}
+
 /* The rank that owns a record key in a run over nranks processes (high bits
  * of the hash: the table's slots use the low ones). */
 static inline int retro_owner(Key core, int nranks) {

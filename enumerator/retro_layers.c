@@ -179,9 +179,14 @@ typedef struct {
   KeyBase kb;
 } GroupReply;
 
+/* Replies valued as a group at most (a check by pieces that do not slide has few). */
+#define GROUP_REPLIES 32
+
 typedef struct GroupReplies {
   int n;
   GroupReply rep[MAX_MOVES];
+  Key core[SQ_NB][GROUP_REPLIES]; /* the look-ups of one batch (group_values) */
+  Square sq[SQ_NB][GROUP_REPLIES];
 } GroupReplies;
 
 static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
@@ -215,21 +220,60 @@ static void group_replies(const Position *p, GroupReplies *g) {
   }
 }
 
-/* The value of q(s) from the replies of P (see above), or -1 when one is not known. */
-static int group_value(const Retro *r, const GroupReplies *g, Square s, Piece f) {
-  PieceType ft = piece_type(f);
-  int best = -1, nrep = 0;
-  for (int i = 0; i < g->n; i++) {
-    const GroupReply *gr = &g->rep[i];
-    if (gr->king && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], s)) continue;
-    nrep++;
-    Square sq;
-    Key c = retro_keybase_split(&gr->kb, s, f, NULL, &sq);
-    int v = table_get_split(r, c, sq);
-    if (v < 0) return -1;
-    if (v > best) best = v;
+/* The keys of one un-move's predecessors, one per square of the free piece. */
+typedef struct {
+  int n;
+  Square s[SQ_NB], sq[SQ_NB];
+  Key core[SQ_NB], full[SQ_NB];
+} SquareKeys;
+
+/* The keys of kb plus f on each square of todo, their first slots prefetched. */
+static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece f, SquareKeys *k, bool full) {
+  k->n = 0;
+  while (todo) {
+    Square s = bb_pop(&todo);
+    int i = k->n++;
+    k->s[i] = s;
+    k->core[i] = retro_keybase_split(kb, s, f, full ? &k->full[i] : NULL, &k->sq[i]);
+    table_prefetch(r, k->core[i]);
   }
-  return nrep ? best + 1 : 0;
+}
+
+/* The values of q(s) for the squares k->s[i] marked in want from the replies
+ * of P (see above): -1 where one is not known. The look-ups of all squares and
+ * replies are made as one batch. */
+static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
+                         int *out) {
+  PieceType ft = piece_type(f);
+  Key(*core)[GROUP_REPLIES] = g->core;
+  Square(*sqs)[GROUP_REPLIES] = g->sq;
+  for (int i = 0; i < k->n; i++) {
+    if (!want[i]) continue;
+    for (int j = 0; j < g->n; j++) {
+      const GroupReply *gr = &g->rep[j];
+      if (gr->king && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], k->s[i])) {
+        core[i][j] = 0;
+        continue;
+      }
+      core[i][j] = retro_keybase_split(&gr->kb, k->s[i], f, NULL, &sqs[i][j]);
+      table_prefetch(r, core[i][j]);
+    }
+  }
+  for (int i = 0; i < k->n; i++) {
+    if (!want[i]) continue;
+    int best = -1, nrep = 0;
+    for (int j = 0; j < g->n; j++) {
+      if (!core[i][j]) continue;
+      nrep++;
+      int v = table_get_split(r, core[i][j], sqs[i][j]);
+      if (v < 0) {
+        best = -2;
+        break;
+      }
+      if (v > best) best = v;
+    }
+    out[i] = best == -2 ? -1 : nrep ? best + 1 : 0;
+  }
 }
 
 static void layer_record(LayerWorker *w, const XRecord *rec) {
@@ -262,6 +306,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
   }
   retro_generate_to(&b, &w->ul, w->defender ? w->kinds : ~0u, BB_ALL & ~conc);
   GroupReplies *g = w->group;
+  SquareKeys skv, *sk = &skv;
   for (int j = 0; j < w->ul.size && !w->rc; j++) {
     const UnMove *um = &w->ul.u[j];
     const Position *p = &w->ul.prev[j];
@@ -276,16 +321,13 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     KeyBase kb;
     retro_keybase_init(&kb, p);
     if (!w->defender) {
-      while (todo) {
-        Square s = bb_pop(&todo);
-        Key k;
-        Square sq;
-        Key c = retro_keybase_split(&kb, s, f, &k, &sq);
-        if (table_get_split(r, c, sq) >= 0) {
+      square_keys(r, &kb, todo, f, sk, true);
+      for (int i = 0; i < sk->n; i++) {
+        if (table_get_split(r, sk->core[i], sk->sq[i]) >= 0) {
           w->hits++;
           continue;
         }
-        int prc = kv_push(w, k, (uint16_t)w->n);
+        int prc = kv_push(w, sk->full[i], (uint16_t)w->n);
         if (prc) w->rc = prc;
       }
       continue;
@@ -296,31 +338,46 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     if (!p->checkers) todo &= fchk;
     /* valued on q(s) itself: f the defender's, giving check, or next to the king */
     Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
-    bool have_group = false;
-    while (todo) {
-      Square s = bb_pop(&todo);
-      Key k;
-      Square sq;
-      Key c = retro_keybase_split(&kb, s, f, &k, &sq);
-      if (table_get_split(r, c, sq) >= 0) continue;
-      int v;
-      if (bb_test(single, s)) {
+    square_keys(r, &kb, todo, f, sk, true);
+    bool want[SQ_NB], any = false;
+    int vals[SQ_NB];
+    for (int i = 0; i < sk->n; i++) {
+      want[i] = table_get_split(r, sk->core[i], sk->sq[i]) < 0;
+      vals[i] = -1;
+      if (want[i] && bb_test(single, sk->s[i])) {
         Position q = *p;
-        pos_put(&q, s, f);
+        pos_put(&q, sk->s[i], f);
         pos_finish_setup(&q);
-        v = eval_defender(r, &q);
-      } else {
-        if (!have_group) {
-          group_replies(p, g);
-          have_group = true;
-        }
-        v = group_value(r, g, s, f);
+        vals[i] = eval_defender(r, &q);
+        want[i] = false;
+        vals[i] = vals[i] < 0 ? -2 : vals[i];
+      } else if (want[i]) {
+        any = true;
       }
-      if (v < 0) {
+    }
+    if (any) {
+      group_replies(p, g);
+      if (g->n <= GROUP_REPLIES) {
+        group_values(r, g, sk, want, f, vals);
+      } else {
+        for (int i = 0; i < sk->n; i++) {
+          if (!want[i]) continue;
+          Position q = *p;
+          pos_put(&q, sk->s[i], f);
+          pos_finish_setup(&q);
+          int v = eval_defender(r, &q);
+          vals[i] = v < 0 ? -2 : v;
+          want[i] = false;
+        }
+      }
+    }
+    for (int i = 0; i < sk->n; i++) {
+      if (!want[i] && vals[i] == -1) continue; /* already in the table */
+      if (vals[i] < 0) {
         w->hits++;
         continue;
       }
-      int prc = kv_push(w, k, (uint16_t)v);
+      int prc = kv_push(w, sk->full[i], (uint16_t)vals[i]);
       if (prc) w->rc = prc;
     }
   }
