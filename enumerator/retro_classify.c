@@ -81,18 +81,17 @@ static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) 
   }
 }
 
-/* The table's value after check m of x(o->s), or -2 when the oracle does not know m. */
-static int oracle_value(const Retro *r, const ChildOracle *o, Move m) {
+/* The record key (and square) after check m of x(o->s); false when the oracle does not know m. */
+static bool oracle_key(const ChildOracle *o, Move m, Key *core, Square *sq) {
   /* f moves, or is taken (f may be the defender's piece) */
-  if ((!move_is_drop(m) && move_from(m) == o->s) || move_to(m) == o->s) return -2;
+  if ((!move_is_drop(m) && move_from(m) == o->s) || move_to(m) == o->s) return false;
   for (unsigned h = oracle_hash(m); o->slot[h]; h = (h + 1) & (ORACLE_SLOTS - 1)) {
     int i = o->slot[h] - 1;
     if (o->mv[i] != m) continue;
-    Square sq;
-    Key c = retro_keybase_split(&o->kb[i], o->s, o->f, NULL, &sq);
-    return table_get_split(r, c, sq);
+    *core = retro_keybase_split(&o->kb[i], o->s, o->f, NULL, sq);
+    return true;
   }
-  return -2;
+  return false;
 }
 
 static uint64_t out_key(const Position *pos) {
@@ -187,9 +186,24 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   bool in = retro_within_material(c->r, pos);
   int bound = nmates ? c->r->opt.max_moves : V - 1;
   Position q = *pos;
+  /* inside the material every child is a table look-up: the keys first, their
+   * slots prefetched, then the look-ups (their cache misses overlap) */
+  Key cores[MAX_MOVES];
+  Square sqs[MAX_MOVES];
+  if (in)
+    for (int i = 0; i < l.size; i++) {
+      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) {
+        Undo u;
+        pos_do_move(&q, l.moves[i], &u);
+        cores[i] = retro_pos_split(&q, NULL, &sqs[i]);
+        pos_undo_move(&q, l.moves[i], &u);
+      }
+      table_prefetch(c->r, cores[i]);
+    }
   for (int i = 0; i < l.size; i++) {
-    int v = o && in ? oracle_value(c->r, o, l.moves[i]) : -2;
-    if (v != -2) {
+    int v;
+    if (in) {
+      v = table_get_split(c->r, cores[i], sqs[i]);
       v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
     } else {
       Undo u;
