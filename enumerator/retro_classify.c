@@ -599,6 +599,13 @@ static void *classify_worker(void *arg) {
         classify(&c, &pos, len, &w->pb);
         if (w->pb.flags & RETRO_F_COMPLETE)
           if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
+        w->pb.code_len = (int)pos_canonical(&w->pb.pos, w->pb.code, &w->pb.mirrored);
+        w->pb.symmetric = false;
+        if (sq_file(w->pb.pos.king[WHITE]) == 5) {
+          Position m;
+          pos_mirror(&w->pb.pos, &m);
+          w->pb.symmetric = pos_equal(&w->pb.pos, &m);
+        }
         pthread_mutex_lock(w->lock);
         int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
         if (rc && !*w->stop) *w->stop = rc;

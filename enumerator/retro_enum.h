@@ -26,8 +26,10 @@
 #ifndef TSUME_RETRO_ENUM_H
 #define TSUME_RETRO_ENUM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "encode.h"
 #include "material.h"
 #include "position.h"
 
@@ -93,6 +95,11 @@ typedef struct {
   int root_mates;         /* attacker moves at the root that lead to a known mate */
   Move line[RETRO_LINE_MAX];
   int line_len;
+  /* pos_canonical of pos (made by the classifying thread, outside the callback's lock) */
+  uint8_t code[POS_CODE_MAX];
+  int code_len;
+  bool mirrored;  /* the canonical code is of the mirror image */
+  bool symmetric; /* pos equals its mirror image */
 } RetroProblem;
 
 typedef struct {

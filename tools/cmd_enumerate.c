@@ -154,19 +154,14 @@ static int on_problem(const RetroProblem *p, void *ctx) {
   if (p->flags & RETRO_F_YOZUME) w->by_len[len][3]++;
   if (p->flags & RETRO_F_KOMAAMARI) w->komaamari[len]++;
   w->seen++;
-  bool symmetric = false;
-  if (sq_file(p->pos.king[WHITE]) == 5) {
-    Position m;
-    pos_mirror(&p->pos, &m);
-    symmetric = pos_equal(&p->pos, &m);
-  }
-  if (tsdb_counts_add(w->counts, (unsigned)len, p->flags, symmetric))
+  if (tsdb_counts_add(w->counts, (unsigned)len, p->flags, p->symmetric))
     return ts_error_set(&w->err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   if ((p->flags & w->need) != w->need) return 0;
   w->stored++;
   TsRecord *r = &w->rec;
-  bool mirrored;
-  r->key_len = (uint8_t)pos_canonical(&p->pos, r->key, &mirrored);
+  bool mirrored = p->mirrored;
+  r->key_len = (uint8_t)p->code_len;
+  memcpy(r->key, p->code, (size_t)p->code_len);
   r->length = (uint16_t)len;
   r->flags = p->flags;
   r->root_mates = (uint8_t)(p->root_mates > 255 ? 255 : p->root_mates);
