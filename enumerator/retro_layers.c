@@ -22,20 +22,24 @@
 
 /* ---------- layers ---------- */
 
-/* Is the material of pos inside the spec (each kind at most the spec count)? */
-bool retro_within_material(const Retro *r, const Position *pos) {
+/* Is the material of pos, with piece f more on the board (PIECE_NONE: none),
+ * inside the spec (each kind at most the spec count)? */
+static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
   int cnt[PT_NB] = {0};
   Bitboard occ = pos_occupied(pos);
   while (occ) {
     Piece p = pos->board[bb_pop(&occ)];
     cnt[pt_demote(piece_type(p))]++;
   }
+  if (f != PIECE_NONE) cnt[pt_demote(piece_type(f))]++;
   for (int t = PAWN; t <= GOLD; t++) {
     cnt[t] += hand_count(pos->hand[BLACK], (PieceType)t);
     if (cnt[t] > r->mat.count[t]) return false;
   }
   return true;
 }
+
+bool retro_within_material(const Retro *r, const Position *pos) { return within_material_plus(r, pos, PIECE_NONE); }
 
 /* Defender to move: 1 + the longest reply if every reply reaches a known mate, else -1. */
 static int eval_defender(Retro *r, const Position *q) {
@@ -189,19 +193,13 @@ typedef struct GroupReplies {
   Square sq[SQ_NB][GROUP_REPLIES];
 } GroupReplies;
 
-static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
-  int cnt[PT_NB] = {0};
-  Bitboard occ = pos_occupied(pos);
-  while (occ) {
-    Piece p = pos->board[bb_pop(&occ)];
-    cnt[pt_demote(piece_type(p))]++;
-  }
-  cnt[pt_demote(piece_type(f))]++;
-  for (int t = PAWN; t <= GOLD; t++) {
-    cnt[t] += hand_count(pos->hand[BLACK], (PieceType)t);
-    if (cnt[t] > r->mat.count[t]) return false;
-  }
-  return true;
+/* eval_defender of p with f put on s: -2 when a reply is not known. */
+static int eval_with(Retro *r, const Position *p, Square s, Piece f) {
+  Position q = *p;
+  pos_put(&q, s, f);
+  pos_finish_setup(&q);
+  int v = eval_defender(r, &q);
+  return v < 0 ? -2 : v;
 }
 
 static void group_replies(const Position *p, GroupReplies *g) {
@@ -345,12 +343,8 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
       want[i] = table_get_split(r, sk->core[i], sk->sq[i]) < 0;
       vals[i] = -1;
       if (want[i] && bb_test(single, sk->s[i])) {
-        Position q = *p;
-        pos_put(&q, sk->s[i], f);
-        pos_finish_setup(&q);
-        vals[i] = eval_defender(r, &q);
+        vals[i] = eval_with(r, p, sk->s[i], f);
         want[i] = false;
-        vals[i] = vals[i] < 0 ? -2 : vals[i];
       } else if (want[i]) {
         any = true;
       }
@@ -362,11 +356,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
       } else {
         for (int i = 0; i < sk->n; i++) {
           if (!want[i]) continue;
-          Position q = *p;
-          pos_put(&q, sk->s[i], f);
-          pos_finish_setup(&q);
-          int v = eval_defender(r, &q);
-          vals[i] = v < 0 ? -2 : v;
+          vals[i] = eval_with(r, p, sk->s[i], f);
           want[i] = false;
         }
       }
