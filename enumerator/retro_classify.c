@@ -59,8 +59,7 @@ static unsigned oracle_hash(Move m) { return (unsigned)((m * 0x9e3779b1u) >> 22)
 /* Builds the oracle of a record whose positions have f on a square of set; b is one of them. */
 static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) {
   Position b = *x;
-  pos_remove(&b, s0);
-  pos_finish_setup(&b);
+  retro_record_base(&b, s0);
   MoveList l;
   movegen_checks(&b, &l);
   o->f = f;

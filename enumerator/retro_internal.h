@@ -157,6 +157,9 @@ void retro_key_decode(Key k, Position *pos);
 Key retro_xkey_split(Key k, Square *sq);
 /* The concrete key of a record key with its free piece on sq. */
 Key retro_xkey_join(Key core, Square sq);
+/* A record's base B (its fixed pieces): pos, one of its positions, with the
+ * free piece on s taken off (the defender's hand unchanged). */
+void retro_record_base(Position *pos, Square s);
 /* The squares of a record's free piece, in increasing order; returns their number. */
 int retro_xr_squares(const XRecord *x, Square out[SQ_NB]);
 /* The stored value of a position, or -1 when absent. */

@@ -177,8 +177,7 @@ static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) 
  * on s. The other squares are valued on q(s) itself.
  */
 typedef struct {
-  Move m;
-  bool king;
+  bool king; /* a king move (f on s may attack its square) */
   Square to;
   KeyBase kb;
 } GroupReply;
@@ -211,7 +210,6 @@ static void group_replies(const Position *p, GroupReplies *g) {
     Position t = *p;
     Undo u;
     pos_do_move(&t, l.moves[i], &u);
-    gr->m = l.moves[i];
     gr->king = !move_is_drop(l.moves[i]) && move_from(l.moves[i]) == p->king[WHITE];
     gr->to = move_to(l.moves[i]);
     retro_keybase_init(&gr->kb, &t);
@@ -226,13 +224,13 @@ typedef struct {
 } SquareKeys;
 
 /* The keys of kb plus f on each square of todo, their first slots prefetched. */
-static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece f, SquareKeys *k, bool full) {
+static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece f, SquareKeys *k) {
   k->n = 0;
   while (todo) {
     Square s = bb_pop(&todo);
     int i = k->n++;
     k->s[i] = s;
-    k->core[i] = retro_keybase_split(kb, s, f, full ? &k->full[i] : NULL, &k->sq[i]);
+    k->core[i] = retro_keybase_split(kb, s, f, &k->full[i], &k->sq[i]);
     table_prefetch(r, k->core[i]);
   }
 }
@@ -289,8 +287,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
   }
   Position b;
   retro_key_decode(retro_xkey_join(rec->core, sqs[0]), &b);
-  pos_remove(&b, sqs[0]);
-  pos_finish_setup(&b);
+  retro_record_base(&b, sqs[0]);
   Color mover = color_flip(b.side), fc = piece_color(f);
   PieceType ft = piece_type(f);
   Bitboard set = 0;
@@ -319,7 +316,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     KeyBase kb;
     retro_keybase_init(&kb, p);
     if (!w->defender) {
-      square_keys(r, &kb, todo, f, sk, true);
+      square_keys(r, &kb, todo, f, sk);
       for (int i = 0; i < sk->n; i++) {
         if (table_get_split(r, sk->core[i], sk->sq[i]) >= 0) {
           w->hits++;
@@ -336,7 +333,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     if (!p->checkers) todo &= fchk;
     /* valued on q(s) itself: f the defender's, giving check, or next to the king */
     Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
-    square_keys(r, &kb, todo, f, sk, true);
+    square_keys(r, &kb, todo, f, sk);
     bool want[SQ_NB], any = false;
     int vals[SQ_NB];
     for (int i = 0; i < sk->n; i++) {

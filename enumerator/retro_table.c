@@ -222,6 +222,12 @@ Key retro_xkey_join(Key core, Square sq) {
   return keep | moved | ((Key)(((unsigned)sq << 5) | piece) << shift);
 }
 
+/* A record's base: one of its positions with the free piece (on s) taken off. */
+void retro_record_base(Position *pos, Square s) {
+  pos_remove(pos, s);
+  pos_finish_setup(pos);
+}
+
 /* The squares of a record's free piece, in increasing order; returns their number. */
 int retro_xr_squares(const XRecord *x, Square out[SQ_NB]) {
   int n = 0;
