@@ -272,6 +272,57 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
   }
 }
 
+/* A defender layer's candidates q(s) = P + f on s for the squares of todo (P
+ * the predecessor of B by um): those not yet valued are valued on q(s) itself
+ * (f the defender's, giving check, or next to the king) or as a group. */
+static void record_defender(LayerWorker *w, const UnMove *um, const Position *p, const KeyBase *kb, Bitboard todo,
+                            Piece f, SquareKeys *sk) {
+  Retro *r = w->r;
+  PieceType ft = piece_type(f);
+  Color fc = piece_color(f);
+  GroupReplies *g = w->group;
+  if (um->captured && !within_material_plus(r, p, f)) return;
+  Square kp = p->king[WHITE];
+  Bitboard fchk = fc == BLACK ? STEP_ATTACKS[WHITE][ft][kp] : 0;
+  if (!p->checkers) todo &= fchk;
+  /* valued on q(s) itself: f the defender's, giving check, or next to the king */
+  Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
+  square_keys(r, kb, todo, f, sk);
+  bool want[SQ_NB], any = false;
+  int vals[SQ_NB];
+  for (int i = 0; i < sk->n; i++) {
+    want[i] = table_get_split(r, sk->core[i], sk->sq[i]) < 0;
+    vals[i] = -1;
+    if (want[i] && bb_test(single, sk->s[i])) {
+      vals[i] = eval_with(r, p, sk->s[i], f);
+      want[i] = false;
+    } else if (want[i]) {
+      any = true;
+    }
+  }
+  if (any) {
+    group_replies(p, g);
+    if (g->n <= GROUP_REPLIES) {
+      group_values(r, g, sk, want, f, vals);
+    } else {
+      for (int i = 0; i < sk->n; i++) {
+        if (!want[i]) continue;
+        vals[i] = eval_with(r, p, sk->s[i], f);
+        want[i] = false;
+      }
+    }
+  }
+  for (int i = 0; i < sk->n; i++) {
+    if (!want[i] && vals[i] == -1) continue; /* already in the table */
+    if (vals[i] < 0) {
+      w->hits++;
+      continue;
+    }
+    int prc = kv_push(w, sk->full[i], (uint16_t)vals[i]);
+    if (prc) w->rc = prc;
+  }
+}
+
 static void layer_record(LayerWorker *w, const XRecord *rec) {
   Retro *r = w->r;
   Square sqs[SQ_NB];
@@ -300,7 +351,6 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     if (fc == BLACK) fcheck = STEP_ATTACKS[WHITE][ft][ek];
   }
   retro_generate_to(&b, &w->ul, w->defender ? w->kinds : ~0u, BB_ALL & ~conc);
-  GroupReplies *g = w->group;
   SquareKeys skv, *sk = &skv;
   for (int j = 0; j < w->ul.size && !w->rc; j++) {
     const UnMove *um = &w->ul.u[j];
@@ -327,46 +377,7 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
       }
       continue;
     }
-    if (um->captured && !within_material_plus(r, p, f)) continue;
-    Square kp = p->king[WHITE];
-    Bitboard fchk = fc == BLACK ? STEP_ATTACKS[WHITE][ft][kp] : 0;
-    if (!p->checkers) todo &= fchk;
-    /* valued on q(s) itself: f the defender's, giving check, or next to the king */
-    Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
-    square_keys(r, &kb, todo, f, sk);
-    bool want[SQ_NB], any = false;
-    int vals[SQ_NB];
-    for (int i = 0; i < sk->n; i++) {
-      want[i] = table_get_split(r, sk->core[i], sk->sq[i]) < 0;
-      vals[i] = -1;
-      if (want[i] && bb_test(single, sk->s[i])) {
-        vals[i] = eval_with(r, p, sk->s[i], f);
-        want[i] = false;
-      } else if (want[i]) {
-        any = true;
-      }
-    }
-    if (any) {
-      group_replies(p, g);
-      if (g->n <= GROUP_REPLIES) {
-        group_values(r, g, sk, want, f, vals);
-      } else {
-        for (int i = 0; i < sk->n; i++) {
-          if (!want[i]) continue;
-          vals[i] = eval_with(r, p, sk->s[i], f);
-          want[i] = false;
-        }
-      }
-    }
-    for (int i = 0; i < sk->n; i++) {
-      if (!want[i] && vals[i] == -1) continue; /* already in the table */
-      if (vals[i] < 0) {
-        w->hits++;
-        continue;
-      }
-      int prc = kv_push(w, sk->full[i], (uint16_t)vals[i]);
-      if (prc) w->rc = prc;
-    }
+    record_defender(w, um, p, &kb, todo, f, sk);
   }
   /* the un-moves of f itself, and those to the squares of conc, on each x(s) */
   for (int k = 0; k < ns && !w->rc; k++) {
