@@ -12,7 +12,8 @@
 #include "workers.h"
 
 static const char VERIFY_HELP[] =
-    "usage: tsume verify --db PATH [--moves N] [--limit K] [--nodes N] [--threads N]\n"
+    "usage: tsume verify --db PATH [--moves N | --min-moves N --max-moves N]\n"
+    "                    [--sample K [--seed S] | --limit K] [--nodes N] [--threads N]\n"
     "                    [--all] [--partial]\n"
     "Checks the works of a database with the flaw checker (the one `tsume check` runs):\n"
     "each stored main line is checked forward (legal, a check at every attacker move,\n"
@@ -21,6 +22,12 @@ static const char VERIFY_HELP[] =
     "hayazume), last-move-alt, komaamari, hendou, higentei, tejun-zengo, ukai; a\n"
     "complete work's length must be its line's. Each disagreement is printed; the\n"
     "exit status is 1 if there is any, 0 otherwise.\n"
+    "  --moves N   only the works of N plies; --min-moves / --max-moves: of N plies or\n"
+    "              more / or fewer\n"
+    "  --limit K   the first K works in the walk's order (length, then key)\n"
+    "  --sample K  K works drawn uniformly at random among those selected (all of them\n"
+    "              when there are fewer): the K whose keys hash lowest under the seed\n"
+    "              (--seed S, default 1), so a sample is the same at every run\n"
     "  --all       every problem with a mate, not only the complete works: the checker's\n"
     "              verdict (complete or not) and its yozume / komaamari must match the\n"
     "              stored flags\n"
@@ -138,6 +145,7 @@ typedef struct {
   char *msgs;
   size_t n;
   uint64_t limit, checked;
+  unsigned min_len, max_len;
   bool all;
   int nt;
   VerifyCtx *ctx;
@@ -153,9 +161,15 @@ static void run_batch(VerifyRun *r) {
   r->n = 0;
 }
 
+/* Whether a record is one the run checks. */
+static bool selected(const VerifyRun *r, const TsRecord *rec) {
+  if (rec->length < r->min_len || rec->length > r->max_len) return false;
+  return (rec->flags & TSDB_F_COMPLETE) || (r->all && rec->length > 0 && !(rec->flags & TSDB_F_FUZUME));
+}
+
 static int collect(const TsRecord *rec, void *vctx) {
   VerifyRun *r = vctx;
-  if (!(rec->flags & TSDB_F_COMPLETE) && !(r->all && rec->length > 0 && !(rec->flags & TSDB_F_FUZUME))) return 0;
+  if (!selected(r, rec)) return 0;
   if (r->limit && r->checked >= r->limit) return 1;
   if (ferror(stdout)) return 1; /* output lost (full disk): main reports it */
   r->checked++;
@@ -164,9 +178,133 @@ static int collect(const TsRecord *rec, void *vctx) {
   return 0;
 }
 
+/* A sampled work: the hash of its key under the seed, its length and key. */
+typedef struct {
+  uint64_t hash;
+  uint16_t length;
+  uint8_t key_len;
+  uint8_t key[TSDB_KEY_MAX];
+} SampleEntry;
+
+/* The K selected works of lowest hash seen so far, a max-heap on the hash. */
+typedef struct {
+  VerifyRun *run;
+  SampleEntry *heap;
+  size_t n, cap, alloc; /* alloc grows by doubling up to cap */
+  bool nomem;
+  uint64_t seed, seen;
+} Sample;
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static uint64_t key_hash(const uint8_t *key, size_t len, uint64_t seed) {
+  uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull * (len + 1));
+  for (size_t i = 0; i < len; i += 8) {
+    uint64_t w = 0;
+    memcpy(&w, key + i, len - i < 8 ? len - i : 8);
+    h = mix64(h ^ w);
+  }
+  return h;
+}
+
+static void heap_down(SampleEntry *h, size_t n, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, m = i;
+    if (l < n && h[l].hash > h[m].hash) m = l;
+    if (l + 1 < n && h[l + 1].hash > h[m].hash) m = l + 1;
+    if (m == i) return;
+    SampleEntry t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+static int sample_collect(const TsRecord *rec, void *vctx) {
+  Sample *s = vctx;
+  if (!selected(s->run, rec)) return 0;
+  s->seen++;
+  uint64_t hv = key_hash(rec->key, rec->key_len, s->seed);
+  SampleEntry e = {hv, rec->length, rec->key_len, {0}};
+  memcpy(e.key, rec->key, rec->key_len);
+  if (s->n < s->cap) {
+    if (s->n == s->alloc) {
+      size_t a = s->alloc * 2 < s->cap ? s->alloc * 2 : s->cap;
+      SampleEntry *h = realloc(s->heap, a * sizeof *h);
+      if (!h) {
+        s->nomem = true;
+        return 1;
+      }
+      s->heap = h;
+      s->alloc = a;
+    }
+    size_t i = s->n++;
+    s->heap[i] = e;
+    while (i > 0 && s->heap[(i - 1) / 2].hash < s->heap[i].hash) {
+      SampleEntry t = s->heap[i];
+      s->heap[i] = s->heap[(i - 1) / 2];
+      s->heap[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
+    }
+  } else if (hv < s->heap[0].hash) {
+    s->heap[0] = e;
+    heap_down(s->heap, s->n, 0);
+  }
+  return 0;
+}
+
+/* The walk's order: length, then key bytes. */
+static int sample_cmp(const void *a, const void *b) {
+  const SampleEntry *x = a, *y = b;
+  if (x->length != y->length) return x->length < y->length ? -1 : 1;
+  size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+  int c = memcmp(x->key, y->key, n);
+  if (c) return c;
+  return (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+/* Walks the selected lengths (every record when the range is the whole one). */
+static int walk(TsDb *db, const VerifyRun *run, TsDbForeachFn fn, void *ctx, TsError *err) {
+  if (run->min_len <= 1 && run->max_len >= 0xffff) return tsdb_foreach(db, -1, fn, ctx, err);
+  for (unsigned len = run->min_len ? run->min_len : 1; len <= run->max_len; len++) {
+    uint64_t n;
+    int rc = tsdb_count_length(db, len, &n, err);
+    if (!rc && n) rc = tsdb_foreach(db, (int)len, fn, ctx, err);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Draws the sample, then checks its works in the walk's order. */
+static int verify_sample(TsDb *db, VerifyRun *run, uint64_t k, uint64_t seed, uint64_t *seen, TsError *err) {
+  Sample s = {.run = run, .cap = (size_t)k, .seed = seed, .alloc = k < 4096 ? (size_t)k : 4096};
+  s.heap = malloc(s.alloc * sizeof *s.heap);
+  int rc = s.heap ? walk(db, run, sample_collect, &s, err) : 1;
+  if (!s.heap || s.nomem)
+    rc = ts_error_set(err, TS_ERR_NOMEM, "verify", 0, 0, "no memory for a sample of %llu works",
+                      (unsigned long long)k);
+  *seen = s.seen;
+  if (!rc) qsort(s.heap, s.n, sizeof *s.heap, sample_cmp);
+  TsRecord *rec = rc ? NULL : malloc(sizeof *rec);
+  if (!rc && !rec) rc = ts_error_set(err, TS_ERR_NOMEM, "verify", 0, 0, "out of memory");
+  for (size_t i = 0; !rc && i < s.n; i++) {
+    rc = tsdb_get(db, s.heap[i].key, s.heap[i].key_len, rec, err);
+    if (!rc && collect(rec, run)) rc = 1;
+  }
+  free(rec);
+  free(s.heap);
+  return rc;
+}
+
 static int verify_main(int argc, char **argv) {
   const char *path = NULL;
-  uint64_t moves = 0, nodes = 2000000, limit = 0;
+  uint64_t moves = 0, nodes = 2000000, limit = 0, sample = 0, seed = 1, min_moves = 1, max_moves = 0xffff;
   uint64_t threads = (uint64_t)cli_default_threads();
   bool have_moves = false, partial = false, all = false;
   static const struct option LONG[] = {
@@ -174,6 +312,8 @@ static int verify_main(int argc, char **argv) {
       {"moves", required_argument, NULL, 'm'},  {"limit", required_argument, NULL, 'l'},
       {"nodes", required_argument, NULL, 'n'},  {"threads", required_argument, NULL, 't'},
       {"partial", no_argument, NULL, 'P'},      {"all", no_argument, NULL, 'a'},
+      {"min-moves", required_argument, NULL, '<'}, {"max-moves", required_argument, NULL, '>'},
+      {"sample", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'S'},
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -189,6 +329,21 @@ static int verify_main(int argc, char **argv) {
     case 'l':
       if (cli_option_limit("verify", optarg, &limit)) return 2;
       break;
+    case '<':
+    case '>': {
+      uint64_t v;
+      if (!cli_parse_u64(optarg, &v) || v < 1 || v > 65535)
+        return cli_usage_error("verify", "--%s needs a number from 1 to 65535", c == '<' ? "min-moves" : "max-moves");
+      *(c == '<' ? &min_moves : &max_moves) = v;
+      break;
+    }
+    case 's':
+      if (!cli_parse_u64(optarg, &sample) || sample < 1 || sample > 100000000)
+        return cli_usage_error("verify", "--sample needs a number from 1 to 100000000");
+      break;
+    case 'S':
+      if (!cli_parse_u64(optarg, &seed)) return cli_usage_error("verify", "--seed needs a number");
+      break;
     case 'n':
       if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
       break;
@@ -203,6 +358,11 @@ static int verify_main(int argc, char **argv) {
   }
   if (optind < argc) return cli_usage_error("verify", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("verify", "missing --db PATH");
+  if (have_moves && (min_moves != 1 || max_moves != 0xffff))
+    return cli_usage_error("verify", "--moves excludes --min-moves and --max-moves");
+  if (have_moves) min_moves = max_moves = moves;
+  if (min_moves > max_moves) return cli_usage_error("verify", "--min-moves is above --max-moves");
+  if (sample && limit) return cli_usage_error("verify", "--sample excludes --limit");
   TsDb *db;
   TsError err;
   bool finished;
@@ -217,7 +377,8 @@ static int verify_main(int argc, char **argv) {
   check_options_default(&co);
   co.hash_mb = 32;
   co.call_nodes = nodes;
-  VerifyRun run = {.limit = limit, .nt = (int)threads, .all = all};
+  VerifyRun run = {.limit = limit, .nt = (int)threads, .all = all, .min_len = (unsigned)min_moves,
+                   .max_len = (unsigned)max_moves};
   run.recs = malloc(VERIFY_BATCH * sizeof *run.recs);
   run.msgs = calloc(VERIFY_BATCH, VERIFY_MSG);
   run.ctx = calloc((size_t)threads, sizeof *run.ctx);
@@ -227,9 +388,9 @@ static int verify_main(int argc, char **argv) {
     check_report_init(&run.ctx[t].report);
     run.ctx[t].all = all;
   }
-  uint64_t t0 = cli_now_ms();
+  uint64_t t0 = cli_now_ms(), seen = 0;
   if (ok) {
-    rc = tsdb_foreach(db, have_moves ? (int)moves : -1, collect, &run, &err);
+    rc = sample ? verify_sample(db, &run, sample, seed, &seen, &err) : walk(db, &run, collect, &run, &err);
     if (!rc || rc == 1) run_batch(&run);
   }
   tsdb_close(db);
@@ -251,6 +412,8 @@ static int verify_main(int argc, char **argv) {
     return 3;
   }
   if (rc && rc != 1) return cli_fail("verify", &err);
+  if (sample) printf("sample of %llu drawn from %llu (seed %llu)\n", (unsigned long long)run.checked,
+                     (unsigned long long)seen, (unsigned long long)seed);
   printf("verified %llu %s in %.1f s: %llu disagreements, %llu alternatives found (%llu of them tolerated: "
          "last-move-alt, hendou, higentei, tejun-zengo, ukai), %llu problems unproven\n",
          (unsigned long long)run.checked, all ? "problems" : "complete works", (cli_now_ms() - t0) / 1000.0, (unsigned long long)sum.bad,

@@ -39,4 +39,25 @@ cp -r "$tmp/ref.mdb" "$tmp/both.mdb"
 "$T" verify --db "$tmp/both.mdb" --threads 3 | sed 's/ in [0-9.]* s:/:/' >"$tmp/t3.txt"
 if cmp -s "$tmp/t1.txt" "$tmp/t3.txt" && [ "$(grep -c '^DISAGREE' "$tmp/t1.txt")" = 2 ]; then ok "--threads 1 and 3 report alike"
 else bad "--threads 1 and 3 differ: $(diff "$tmp/t1.txt" "$tmp/t3.txt")"; fi
+
+# a length range walks those lengths only; a sample is drawn among them and is the same at every run
+"$T" verify --db "$tmp/ref.mdb" --min-moves 5 >"$tmp/v.txt"; st=$?
+[ $st = 0 ] && grep -q 'verified 146 complete works' "$tmp/v.txt" && ok "--min-moves 5: 146 works (116 + 30 of 5 and 7 plies)" ||
+  bad "--min-moves 5: exit $st: $(cat "$tmp/v.txt")"
+"$T" verify --db "$tmp/both.mdb" --sample=500 --seed=3 --max-moves=3 >"$tmp/s1.txt"
+"$T" verify --db "$tmp/both.mdb" --sample 500 --seed 3 --max-moves 3 --threads 1 >"$tmp/s2.txt"
+if grep -q '^sample of 500 drawn from 12536 (seed 3)' "$tmp/s1.txt" && grep -q 'verified 500 complete works' "$tmp/s1.txt" &&
+  cmp -s "$(sed 's/ in [0-9.]* s:/:/' "$tmp/s1.txt" >"$tmp/s1n.txt"; echo "$tmp/s1n.txt")" \
+         "$(sed 's/ in [0-9.]* s:/:/' "$tmp/s2.txt" >"$tmp/s2n.txt"; echo "$tmp/s2n.txt")"; then
+  ok "--sample 500 of the 1- and 3-ply works: the same sample at each run"
+else bad "--sample 500: $(cat "$tmp/s1.txt" "$tmp/s2.txt")"; fi
+"$T" verify --db "$tmp/both.mdb" --sample 100000 >"$tmp/v.txt"; st=$?
+[ $st = 1 ] && [ "$(grep -c '^DISAGREE' "$tmp/v.txt")" = 2 ] && grep -q '^sample of \([0-9]*\) drawn from \1 ' "$tmp/v.txt" &&
+  ok "a sample larger than the works checks them all and finds both tampered records" ||
+  bad "--sample 100000: exit $st: $(tail -3 "$tmp/v.txt")"
+for args in "--moves 3 --min-moves 2" "--min-moves 5 --max-moves 3" "--sample 0" "--sample 5 --limit 5"; do
+  "$T" verify --db "$tmp/ref.mdb" $args >/dev/null 2>"$tmp/e.txt"; st=$?
+  [ $st = 2 ] && grep -q 'tsume verify: ' "$tmp/e.txt" && ok "verify $args: exit 2, $(head -1 "$tmp/e.txt")" ||
+    bad "verify $args: exit $st"
+done
 summary
