@@ -204,6 +204,15 @@ void retro_spill_free(SpillList *l);
 /* Items of elem bytes each thread may keep in memory under opt.list_mem. */
 size_t retro_spill_cap(const Retro *r, size_t elem);
 
+/* ---------- inserting a phase's lists (retro_insert.c) ---------- */
+
+/* The items of lists[0..nl) (KeyVal with with_value, else Key of value 0) into
+ * the table as retro_table_insert one by one would, on opt.threads threads;
+ * *inserted (when not NULL) counts the positions that were not there, those
+ * valued below layer n are anomalies. TS_ERR_NOMEM, TS_ERR_IO. */
+int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
+                             uint64_t *inserted);
+
 /* ---------- mates (retro_mates.c) ---------- */
 
 /* Every mate of the material and its sub-materials into the table (value 0). */

@@ -407,18 +407,6 @@ static void *layer_worker(void *arg) {
   return NULL;
 }
 
-typedef struct {
-  Retro *r;
-  int n;
-} InsertCtx;
-
-static int insert_new(const void *item, void *vctx) {
-  const InsertCtx *c = vctx;
-  KeyVal kv;
-  memcpy(&kv, item, sizeof kv);
-  return retro_record_value(c->r, kv.k, kv.v, c->n, NULL);
-}
-
 /* Runs one phase: the new positions of layer n from the frontier (layer n-1). */
 static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
@@ -435,15 +423,15 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
   }
   int started = rc ? 0 : workers_run(nt, layer_worker, ws, sizeof *ws);
   uint64_t hits = 0, outs = 0, used0 = r->used;
+  SpillList *lists[WORKERS_MAX];
   for (int t = 0; t < started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
     hits += ws[t].hits;
     outs += retro_spill_count(&ws[t].out);
-    InsertCtx ic = {r, n};
-    if (!rc) rc = retro_spill_foreach(&ws[t].out, insert_new, &ic);
+    lists[t] = &ws[t].out;
     r->stats.spilled_bytes += ws[t].out.nfile * ws[t].out.elem;
-    retro_spill_free(&ws[t].out);
   }
+  if (!rc) rc = retro_table_insert_lists(r, lists, started, true, n, NULL);
   if (defender)
     r->stats.fuzume_hits[n] = hits;
   else

@@ -328,18 +328,12 @@ typedef struct {
   uint64_t *found;
 } MateInsert;
 
-/* A mate into the table, or into mates_out for a distributed run (which sends
- * them to their owners). */
+/* A mate into mates_out for a distributed run (which sends them to their owners). */
 static int insert_mate(const void *item, void *vctx) {
   MateInsert *c = vctx;
   Key k;
   memcpy(&k, item, sizeof k);
-  if (c->r->mates_collect)
-    return retro_keys_push(&c->r->mates_out, &c->r->nmates_out, &c->r->cap_mates_out, k);
-  int ins = retro_table_insert(c->r, k, 0);
-  if (ins < 0) return -ins;
-  if (ins) (*c->found)++;
-  return TS_OK;
+  return retro_keys_push(&c->r->mates_out, &c->r->nmates_out, &c->r->cap_mates_out, k);
 }
 
 int retro_mates_run(Retro *r, TsError *err) {
@@ -367,12 +361,16 @@ int retro_mates_run(Retro *r, TsError *err) {
     started = workers_run(nt, mate_worker, gs, sizeof *gs);
   }
   uint64_t found = 0;
+  SpillList *lists[WORKERS_MAX];
   for (int t = 0; t < started && !rc; t++) {
     if (gs[t].rc) rc = gs[t].rc;
-    MateInsert mi = {r, &found};
-    if (!rc) rc = retro_spill_foreach(&gs[t].out, insert_mate, &mi);
+    lists[t] = &gs[t].out;
     r->stats.spilled_bytes += gs[t].out.nfile * gs[t].out.elem;
-    retro_spill_free(&gs[t].out);
+  }
+  if (!rc && !r->mates_collect) rc = retro_table_insert_lists(r, lists, started, false, 0, &found);
+  for (int t = 0; t < started && !rc && r->mates_collect; t++) {
+    MateInsert mi = {r, &found};
+    rc = retro_spill_foreach(&gs[t].out, insert_mate, &mi);
   }
   Key *seeds = NULL;
   uint64_t nseeds = 0, capseeds = 0;

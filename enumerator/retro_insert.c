@@ -1,0 +1,268 @@
+/*
+ * retro_insert.c - a phase's lists (the mates, a layer's new positions) into
+ * the table on several threads, with the result of inserting them one by one
+ * (retro_table_insert).
+ *
+ * The lists are read a chunk at a time. The threads first split the chunk's
+ * keys into record key and square; the items are then grouped by the region
+ * of the table their first probed slot falls in, and each region is inserted
+ * by one thread in push order. An item whose probe would leave its region is
+ * put aside and inserted afterwards on one thread. The threads take no more
+ * items at a time than one-by-one insertion could take without growing the
+ * table; near that point the items go one by one. No two threads ever write
+ * the same slot, and the records made are those of the one-by-one insertion:
+ * a record per (record key, value), each concrete position once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "retro_internal.h"
+#include "workers.h"
+
+#define INSERT_CHUNK ((size_t)1 << 20)
+#define INSERT_REGION_BITS 8
+#define INSERT_REGIONS (1u << INSERT_REGION_BITS)
+/* the parallel insertion needs regions of some size, and more than one thread */
+#define INSERT_MIN_CAP ((uint64_t)INSERT_REGIONS << 8)
+#define SPLIT_SLICE 4096
+
+typedef struct InsertChunk InsertChunk;
+
+typedef struct {
+  InsertChunk *c;
+  uint64_t used, records, inserted, below;
+  uint64_t count[2][RETRO_MAX_LEN + 2];
+  uint32_t *aside; /* indices of the items put aside */
+  size_t naside;
+} InsertWorker;
+
+struct InsertChunk {
+  Retro *r;
+  int n;          /* the layer (values below it are anomalies) */
+  size_t size;    /* items in the chunk */
+  Key *key;       /* as pushed */
+  uint16_t *val;
+  Key *core;      /* split */
+  uint64_t *hash; /* key_hash of core */
+  uint8_t *sq;
+  uint32_t *order;               /* item indices grouped by region, push order in each */
+  size_t start[INSERT_REGIONS + 1];
+  uint64_t next;                 /* work counter (slices, then regions) */
+  int shift;                     /* slot >> shift = region */
+};
+
+static void *split_worker(void *arg) {
+  InsertWorker *w = arg;
+  InsertChunk *c = w->c;
+  for (;;) {
+    size_t b = (size_t)__atomic_fetch_add(&c->next, SPLIT_SLICE, __ATOMIC_RELAXED);
+    if (b >= c->size) break;
+    size_t e = b + SPLIT_SLICE < c->size ? b + SPLIT_SLICE : c->size;
+    for (size_t i = b; i < e; i++) {
+      Square sq;
+      c->core[i] = retro_xkey_split(c->key[i], &sq);
+      c->sq[i] = (uint8_t)sq;
+      c->hash[i] = key_hash(c->core[i]);
+    }
+  }
+  return NULL;
+}
+
+/* Item i into the region that ends at slot hi: 1 inserted, 0 already there,
+ * -1 put aside (its run of slots goes on past the region). */
+static int region_insert(InsertWorker *w, size_t i, uint64_t hi) {
+  InsertChunk *c = w->c;
+  Retro *r = c->r;
+  Key core = c->core[i];
+  Square sq = c->sq[i];
+  uint16_t v = c->val[i];
+  uint64_t s = c->hash[i] & (r->cap - 1);
+  XRecord *same = NULL;
+  for (; r->tab[s].core; s++) {
+    XRecord *x = &r->tab[s];
+    if (x->core == core) {
+      if (xr_has(x, sq)) return 0;
+      if (xr_value(x) == v && !same) same = x;
+    }
+    if (s + 1 == hi) return -1;
+  }
+  if (!same) {
+    same = &r->tab[s];
+    *same = (XRecord){core, 0, (uint64_t)v << 48};
+    w->records++;
+  }
+  xr_add(same, sq);
+  w->used++;
+  if (v <= RETRO_MAX_LEN + 1) w->count[key_side(c->key[i])][v]++;
+  return 1;
+}
+
+static void *region_worker(void *arg) {
+  InsertWorker *w = arg;
+  InsertChunk *c = w->c;
+  for (;;) {
+    uint64_t g = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+    if (g >= INSERT_REGIONS) break;
+    uint64_t hi = (g + 1) << c->shift, mask = c->r->cap - 1;
+    size_t b = c->start[g], e = c->start[g + 1];
+    for (size_t j = b; j < e; j++) {
+      if (j + 8 < e) __builtin_prefetch(&c->r->tab[c->hash[c->order[j + 8]] & mask]);
+      size_t i = c->order[j];
+      int ins = region_insert(w, i, hi);
+      if (ins < 0) {
+        w->aside[w->naside++] = (uint32_t)i;
+      } else if (ins) {
+        w->inserted++;
+        if (c->val[i] < c->n) w->below++;
+      }
+    }
+  }
+  return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Item i on one thread (retro_table_insert, which grows the table when needed). */
+static int insert_one(InsertChunk *c, size_t i, uint64_t *ins, uint64_t *below) {
+  int in = retro_table_insert(c->r, c->key[i], c->val[i]);
+  if (in < 0) return -in;
+  if (in) {
+    (*ins)++;
+    if (c->val[i] < c->n) (*below)++;
+  }
+  return TS_OK;
+}
+
+/* Items [at, at + p) on the threads, p small enough that inserting them one by
+ * one would not grow the table. */
+static int insert_part(InsertChunk *c, InsertWorker *ws, int nt, size_t at, size_t p, uint64_t *ins,
+                       uint64_t *below) {
+  Retro *r = c->r;
+  uint64_t mask = r->cap - 1;
+  c->shift = __builtin_ctzll(r->cap) - INSERT_REGION_BITS;
+  size_t cnt[INSERT_REGIONS + 1] = {0};
+  for (size_t i = at; i < at + p; i++) cnt[((c->hash[i] & mask) >> c->shift) + 1]++;
+  for (unsigned g = 0; g < INSERT_REGIONS; g++) cnt[g + 1] += cnt[g];
+  memcpy(c->start, cnt, sizeof c->start);
+  for (size_t i = at; i < at + p; i++) c->order[cnt[(c->hash[i] & mask) >> c->shift]++] = (uint32_t)i;
+  c->next = 0;
+  for (int t = 0; t < nt; t++) ws[t].naside = 0;
+  int started = workers_run(nt, region_worker, ws, sizeof *ws);
+  size_t naside = 0;
+  for (int t = 0; t < started; t++) {
+    InsertWorker *w = &ws[t];
+    r->used += w->used;
+    r->records += w->records;
+    for (int s = 0; s < 2; s++)
+      for (int v = 0; v <= RETRO_MAX_LEN + 1; v++) r->count[s][v] += w->count[s][v];
+    *ins += w->inserted;
+    *below += w->below;
+    if (t) memcpy(ws[0].aside + naside, w->aside, w->naside * sizeof *w->aside);
+    naside += w->naside;
+    w->used = w->records = w->inserted = w->below = 0;
+    memset(w->count, 0, sizeof w->count);
+  }
+  /* the items put aside, in push order */
+  qsort(ws[0].aside, naside, sizeof *ws[0].aside, cmp_u32);
+  for (size_t j = 0; j < naside; j++) {
+    int rc = insert_one(c, ws[0].aside[j], ins, below);
+    if (rc) return rc;
+  }
+  return TS_OK;
+}
+
+/* The chunk into the table (see above). */
+static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *inserted) {
+  Retro *r = c->r;
+  uint64_t below = 0, ins = 0;
+  int rc = TS_OK;
+  if (nt > 1) {
+    c->next = 0;
+    workers_run(nt, split_worker, ws, sizeof *ws);
+  }
+  for (size_t at = 0; at < c->size && !rc;) {
+    /* one by one, the table grows at an item when records >= cap * 6 / 10:
+     * p items (p - 1 new records at most before the last) cannot make it grow */
+    uint64_t most = r->cap * 6 / 10, room = most > r->records ? most - r->records : 0;
+    size_t p = c->size - at < room ? c->size - at : (size_t)room;
+    if (nt > 1 && r->cap >= INSERT_MIN_CAP && p >= SPLIT_SLICE) {
+      rc = insert_part(c, ws, nt, at, p, &ins, &below);
+      at += p;
+      continue;
+    }
+    size_t e = c->size - at < SPLIT_SLICE ? c->size : at + SPLIT_SLICE;
+    for (; at < e && !rc; at++) rc = insert_one(c, at, &ins, &below);
+  }
+  r->stats.anomalies += below;
+  if (inserted) *inserted += ins;
+  c->size = 0;
+  return rc;
+}
+
+typedef struct {
+  InsertChunk *c;
+  InsertWorker *ws;
+  int nt;
+  bool with_value;
+  uint64_t *inserted;
+} InsertFeed;
+
+static int feed_item(const void *item, void *ctx) {
+  InsertFeed *f = ctx;
+  InsertChunk *c = f->c;
+  if (f->with_value) {
+    KeyVal kv;
+    memcpy(&kv, item, sizeof kv);
+    c->key[c->size] = kv.k;
+    c->val[c->size] = kv.v;
+  } else {
+    memcpy(&c->key[c->size], item, sizeof(Key));
+    c->val[c->size] = 0;
+  }
+  if (++c->size < INSERT_CHUNK) return TS_OK;
+  return insert_chunk(c, f->ws, f->nt, f->inserted);
+}
+
+int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
+                             uint64_t *inserted) {
+  int nt = r->opt.threads > 1 ? r->opt.threads : 1;
+  if (nt > WORKERS_MAX) nt = WORKERS_MAX;
+  InsertChunk *c = calloc(1, sizeof *c);
+  InsertWorker *ws = calloc((size_t)nt, sizeof *ws);
+  int rc = c && ws ? TS_OK : TS_ERR_NOMEM;
+  if (!rc) {
+    c->r = r;
+    c->n = n;
+    c->key = malloc(INSERT_CHUNK * sizeof *c->key);
+    c->val = malloc(INSERT_CHUNK * sizeof *c->val);
+    c->core = malloc(INSERT_CHUNK * sizeof *c->core);
+    c->sq = malloc(INSERT_CHUNK);
+    c->hash = malloc(INSERT_CHUNK * sizeof *c->hash);
+    c->order = malloc(INSERT_CHUNK * sizeof *c->order);
+    if (!c->key || !c->val || !c->core || !c->sq || !c->hash || !c->order) rc = TS_ERR_NOMEM;
+    for (int t = 0; t < nt && !rc; t++) {
+      ws[t].c = c;
+      /* thread 0's array gathers every thread's items put aside */
+      ws[t].aside = malloc((t ? INSERT_CHUNK : INSERT_CHUNK * (size_t)nt) * sizeof *ws[t].aside);
+      if (!ws[t].aside) rc = TS_ERR_NOMEM;
+    }
+  }
+  InsertFeed feed = {c, ws, nt, with_value, inserted};
+  for (int l = 0; l < nl && !rc; l++) rc = retro_spill_foreach(lists[l], feed_item, &feed);
+  if (!rc && c->size) rc = insert_chunk(c, ws, nt, inserted);
+  if (c) {
+    free(c->key);
+    free(c->val);
+    free(c->core);
+    free(c->sq);
+    free(c->hash);
+    free(c->order);
+  }
+  for (int t = 0; ws && t < nt; t++) free(ws[t].aside);
+  free(ws);
+  free(c);
+  return rc;
+}
