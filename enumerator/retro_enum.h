@@ -76,7 +76,7 @@ typedef struct {
   bool strict_alternatives; /* 手順前後 / 迂回 / 非限定 make a problem incomplete */
   int threads;            /* worker threads for mates, layers and classification (default 1) */
   int solver_hash_mb;     /* ranging materials: table of each thread's solver, MiB (0: RETRO_SOLVER_HASH_MB) */
-  uint64_t table_limit;   /* bytes the table may take, old and new while it grows (0: no limit);
+  uint64_t table_limit;   /* bytes the table may take (it doubles in place; 0: no limit);
                              beyond it retro_run fails with TS_ERR_NOMEM saying so */
   uint64_t list_mem;      /* bytes for the positions a phase gathers before inserting them, all
                              threads together; beyond it they go to files (0: no limit) */

@@ -19,7 +19,7 @@
 #include "retro_internal.h"
 #include "workers.h"
 
-#define INSERT_CHUNK ((size_t)1 << 20)
+#define INSERT_CHUNK ((size_t)1 << 18)
 #define INSERT_REGION_BITS 8
 #define INSERT_REGIONS (1u << INSERT_REGION_BITS)
 /* the parallel insertion needs regions of some size, and more than one thread */

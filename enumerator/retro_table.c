@@ -12,6 +12,7 @@
  * move, plies to mate for the defender, VAL_NONE for "not mated within the
  * bound"). The phases read it concurrently and insert only between phases.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -257,6 +258,27 @@ static XRecord *tab_map(uint64_t cap) {
   return (XRecord *)mem;
 }
 
+/* The mapping of tab (cap slots) made twice as long on a 2 MB boundary: its
+ * pages are moved, not copied, and the new half reads as zeros. NULL (tab
+ * unchanged) when the system refuses. */
+static XRecord *tab_extend(XRecord *tab, uint64_t cap) {
+  size_t len = (size_t)cap * sizeof(XRecord), nlen = 2 * len, maplen = nlen + TAB_ALIGN;
+  /* an address range to move it to, reserved first */
+  uint8_t *raw = mmap(NULL, maplen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  uint8_t *mem = (uint8_t *)(((uintptr_t)raw + TAB_ALIGN - 1) & ~(uintptr_t)(TAB_ALIGN - 1));
+  if (mremap(tab, len, nlen, MREMAP_MAYMOVE | MREMAP_FIXED, mem) == MAP_FAILED) {
+    munmap(raw, maplen);
+    return NULL;
+  }
+  if (mem > raw) munmap(raw, (size_t)(mem - raw));
+  if (raw + maplen > mem + nlen) munmap(mem + nlen, (size_t)(raw + maplen - (mem + nlen)));
+#ifdef MADV_HUGEPAGE
+  madvise(mem, nlen, MADV_HUGEPAGE);
+#endif
+  return (XRecord *)mem;
+}
+
 static void tab_unmap(XRecord *tab, uint64_t cap) {
   if (tab) munmap(tab, (size_t)cap * sizeof(XRecord));
 }
@@ -310,29 +332,70 @@ int retro_table_insert(Retro *r, Key k, uint16_t v) {
   return 1;
 }
 
+/* Records put aside while the table doubles (see table_grow). */
+typedef struct {
+  XRecord *x;
+  size_t n, cap;
+} Aside;
+
+static int aside_push(Aside *a, const XRecord *x) {
+  if (a->n == a->cap) {
+    size_t nc = a->cap ? 2 * a->cap : 1024;
+    XRecord *nx = realloc(a->x, nc * sizeof *nx);
+    if (!nx) return TS_ERR_NOMEM;
+    a->x = nx;
+    a->cap = nc;
+  }
+  a->x[a->n++] = *x;
+  return TS_OK;
+}
+
+/*
+ * Doubles the table in place, so it never takes more than its new size: the
+ * mapping is extended (tab_extend), then each record of the old half, in slot
+ * order, is taken out and put back from its new first slot (the old one, or
+ * that plus the old capacity). A record after the first empty slot started its
+ * run at or before its own slot, so put back in the old half it lands at or
+ * before it, on slots already done: no run is ever cut by a slot emptied later.
+ * The records before the first empty slot (a run that wraps past the old end)
+ * and the rare one whose new run would wrap past the new end are put back last.
+ */
 static int table_grow(Retro *r) {
-  XRecord *old = r->tab;
-  uint64_t oc = r->cap, records = r->records;
-  if (r->opt.table_limit && 3 * oc * sizeof *old > r->opt.table_limit) {
+  uint64_t oc = r->cap, nc = 2 * oc;
+  if (r->opt.table_limit && nc * sizeof(XRecord) > r->opt.table_limit) {
     r->over_limit = true;
     return TS_ERR_NOMEM;
   }
-  if (table_alloc(r, oc * 2)) {
-    r->tab = old;
-    r->cap = oc;
-    r->records = records;
-    return TS_ERR_NOMEM;
+  XRecord *t = tab_extend(r->tab, oc);
+  if (!t) return TS_ERR_NOMEM;
+  r->tab = t;
+  r->cap = nc;
+  uint64_t mask = nc - 1, head = 0;
+  Aside aside = {0};
+  int rc = TS_OK;
+  while (head < oc && t[head].core) head++;
+  for (uint64_t i = 0; i < head && !rc; i++) {
+    rc = aside_push(&aside, &t[i]);
+    t[i] = (XRecord){0, 0, 0};
   }
-  uint64_t mask = r->cap - 1;
-  for (uint64_t i = 0; i < oc; i++)
-    if (old[i].core) {
-      uint64_t j = key_hash(old[i].core) & mask;
-      while (r->tab[j].core) j = (j + 1) & mask;
-      r->tab[j] = old[i];
-    }
-  r->records = records;
-  tab_unmap(old, oc);
-  return TS_OK;
+  for (uint64_t i = head; i < oc && !rc; i++) {
+    if (!t[i].core) continue;
+    XRecord e = t[i];
+    t[i] = (XRecord){0, 0, 0};
+    uint64_t j = key_hash(e.core) & mask;
+    while (t[j].core && j + 1 < nc) j++;
+    if (t[j].core)
+      rc = aside_push(&aside, &e);
+    else
+      t[j] = e;
+  }
+  for (size_t k = 0; k < aside.n; k++) {
+    uint64_t j = key_hash(aside.x[k].core) & mask;
+    while (t[j].core) j = (j + 1) & mask;
+    t[j] = aside.x[k];
+  }
+  free(aside.x);
+  return rc;
 }
 
 int retro_table_put_record(Retro *r, const XRecord *x) {
