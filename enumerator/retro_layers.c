@@ -182,14 +182,9 @@ typedef struct {
   KeyBase kb;
 } GroupReply;
 
-/* Replies valued as a group at most (a check by pieces that do not slide has few). */
-#define GROUP_REPLIES 32
-
 typedef struct GroupReplies {
   int n;
   GroupReply rep[MAX_MOVES];
-  Key core[SQ_NB][GROUP_REPLIES]; /* the look-ups of one batch (group_values) */
-  Square sq[SQ_NB][GROUP_REPLIES];
 } GroupReplies;
 
 /* eval_defender of p with f put on s: -2 when a reply is not known. */
@@ -201,19 +196,24 @@ static int eval_with(Retro *r, const Position *p, Square s, Piece f) {
   return v < 0 ? -2 : v;
 }
 
+/* P's replies, the king's first (a candidate is most often refuted by a king move). */
 static void group_replies(const Position *p, GroupReplies *g) {
   MoveList l;
   movegen_legal(p, &l);
-  g->n = l.size;
-  for (int i = 0; i < l.size; i++) {
-    GroupReply *gr = &g->rep[i];
-    Position t = *p;
-    Undo u;
-    pos_do_move(&t, l.moves[i], &u);
-    gr->king = !move_is_drop(l.moves[i]) && move_from(l.moves[i]) == p->king[WHITE];
-    gr->to = move_to(l.moves[i]);
-    retro_keybase_init(&gr->kb, &t);
-  }
+  g->n = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < l.size; i++) {
+      Move m = l.moves[i];
+      bool king = !move_is_drop(m) && move_from(m) == p->king[WHITE];
+      if (king != (pass == 0)) continue;
+      GroupReply *gr = &g->rep[g->n++];
+      Position t = *p;
+      Undo u;
+      pos_do_move(&t, m, &u);
+      gr->king = king;
+      gr->to = move_to(m);
+      retro_keybase_init(&gr->kb, &t);
+    }
 }
 
 /* The keys of one un-move's predecessors, one per square of the free piece. */
@@ -236,40 +236,49 @@ static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece 
 }
 
 /* The values of q(s) for the squares k->s[i] marked in want from the replies
- * of P (see above): -1 where one is not known. The look-ups of all squares and
- * replies are made as one batch. */
-static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
+ * of P (see above): -1 where one is not known. The replies are taken one at a
+ * time for all the squares still standing (their look-ups as one batch), so
+ * a square refuted by a reply costs nothing more. */
+static void group_values(const Retro *r, const GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
                          int *out) {
   PieceType ft = piece_type(f);
-  Key(*core)[GROUP_REPLIES] = g->core;
-  Square(*sqs)[GROUP_REPLIES] = g->sq;
-  for (int i = 0; i < k->n; i++) {
-    if (!want[i]) continue;
-    for (int j = 0; j < g->n; j++) {
-      const GroupReply *gr = &g->rep[j];
+  int alive[SQ_NB], best[SQ_NB], na = 0;
+  for (int i = 0; i < k->n; i++)
+    if (want[i]) {
+      alive[na++] = i;
+      best[i] = -1;
+    }
+  Key core[SQ_NB];
+  Square sqs[SQ_NB];
+  for (int j = 0; j < g->n && na; j++) {
+    const GroupReply *gr = &g->rep[j];
+    for (int a = 0; a < na; a++) {
+      int i = alive[a];
+      /* a king move to a square f attacks from s is not a reply of q(s) */
       if (gr->king && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], k->s[i])) {
-        core[i][j] = 0;
+        core[a] = 0;
         continue;
       }
-      core[i][j] = retro_keybase_split(&gr->kb, k->s[i], f, NULL, &sqs[i][j]);
-      table_prefetch(r, core[i][j]);
+      core[a] = retro_keybase_split(&gr->kb, k->s[i], f, NULL, &sqs[a]);
+      table_prefetch(r, core[a]);
     }
-  }
-  for (int i = 0; i < k->n; i++) {
-    if (!want[i]) continue;
-    int best = -1, nrep = 0;
-    for (int j = 0; j < g->n; j++) {
-      if (!core[i][j]) continue;
-      nrep++;
-      int v = table_get_split(r, core[i][j], sqs[i][j]);
-      if (v < 0) {
-        best = -2;
-        break;
+    int kept = 0;
+    for (int a = 0; a < na; a++) {
+      int i = alive[a];
+      if (core[a]) {
+        int v = table_get_split(r, core[a], sqs[a]);
+        if (v < 0) {
+          out[i] = -1;
+          continue;
+        }
+        if (v > best[i]) best[i] = v;
       }
-      if (v > best) best = v;
+      alive[kept++] = i;
     }
-    out[i] = best == -2 ? -1 : nrep ? best + 1 : 0;
+    na = kept;
   }
+  /* best + 1 over the replies; no reply at all: mated (0) */
+  for (int a = 0; a < na; a++) out[alive[a]] = best[alive[a]] + 1;
 }
 
 /* A defender layer's candidates q(s) = P + f on s for the squares of todo (P
@@ -302,15 +311,7 @@ static void record_defender(LayerWorker *w, const UnMove *um, const Position *p,
   }
   if (any) {
     group_replies(p, g);
-    if (g->n <= GROUP_REPLIES) {
-      group_values(r, g, sk, want, f, vals);
-    } else {
-      for (int i = 0; i < sk->n; i++) {
-        if (!want[i]) continue;
-        vals[i] = eval_with(r, p, sk->s[i], f);
-        want[i] = false;
-      }
-    }
+    group_values(r, g, sk, want, f, vals);
   }
   for (int i = 0; i < sk->n; i++) {
     if (!want[i] && vals[i] == -1) continue; /* already in the table */
