@@ -1,7 +1,7 @@
 /*
  * retro_insert.c - a phase's lists (the mates, a layer's new positions) into
  * the table on several threads, with the result of inserting them one by one
- * (retro_table_insert).
+ * (retro_record_value).
  *
  * The lists are read a chunk at a time. The threads first split the chunk's
  * keys into record key and square; the items are then grouped by the region
@@ -30,7 +30,7 @@ typedef struct InsertChunk InsertChunk;
 
 typedef struct {
   InsertChunk *c;
-  uint64_t used, records, inserted, below;
+  uint64_t used, records, added, below; /* added: new positions of value n */
   uint64_t count[2][RETRO_MAX_LEN + 2];
   uint32_t *aside; /* indices of the items put aside */
   size_t naside;
@@ -73,25 +73,11 @@ static void *split_worker(void *arg) {
 static int region_insert(InsertWorker *w, size_t i, uint64_t hi) {
   InsertChunk *c = w->c;
   Retro *r = c->r;
-  Key core = c->core[i];
-  Square sq = c->sq[i];
   uint16_t v = c->val[i];
-  uint64_t s = c->hash[i] & (r->cap - 1);
-  XRecord *same = NULL;
-  for (; r->tab[s].core; s++) {
-    XRecord *x = &r->tab[s];
-    if (x->core == core) {
-      if (xr_has(x, sq)) return 0;
-      if (xr_value(x) == v && !same) same = x;
-    }
-    if (s + 1 == hi) return -1;
-  }
-  if (!same) {
-    same = &r->tab[s];
-    *same = (XRecord){core, 0, (uint64_t)v << 48};
-    w->records++;
-  }
-  xr_add(same, sq);
+  bool made;
+  int in = table_place(r->tab, r->cap - 1, c->core[i], c->sq[i], v, c->hash[i] & (r->cap - 1), hi, &made);
+  if (in <= 0) return in;
+  w->records += made;
   w->used++;
   if (v <= RETRO_MAX_LEN + 1) w->count[key_side(c->key[i])][v]++;
   return 1;
@@ -112,8 +98,8 @@ static void *region_worker(void *arg) {
       if (ins < 0) {
         w->aside[w->naside++] = (uint32_t)i;
       } else if (ins) {
-        w->inserted++;
-        if (c->val[i] < c->n) w->below++;
+        w->added += c->val[i] == c->n;
+        w->below += c->val[i] < c->n;
       }
     }
   }
@@ -125,21 +111,14 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Item i on one thread (retro_table_insert, which grows the table when needed). */
-static int insert_one(InsertChunk *c, size_t i, uint64_t *ins, uint64_t *below) {
-  int in = retro_table_insert(c->r, c->key[i], c->val[i]);
-  if (in < 0) return -in;
-  if (in) {
-    (*ins)++;
-    if (c->val[i] < c->n) (*below)++;
-  }
-  return TS_OK;
+/* Item i on one thread (retro_record_value, which grows the table when needed). */
+static int insert_one(InsertChunk *c, size_t i, uint64_t *added) {
+  return retro_record_value(c->r, c->key[i], c->val[i], c->n, added);
 }
 
 /* Items [at, at + p) on the threads, p small enough that inserting them one by
  * one would not grow the table. */
-static int insert_part(InsertChunk *c, InsertWorker *ws, int nt, size_t at, size_t p, uint64_t *ins,
-                       uint64_t *below) {
+static int insert_part(InsertChunk *c, InsertWorker *ws, int nt, size_t at, size_t p, uint64_t *added) {
   Retro *r = c->r;
   uint64_t mask = r->cap - 1;
   c->shift = __builtin_ctzll(r->cap) - INSERT_REGION_BITS;
@@ -158,26 +137,25 @@ static int insert_part(InsertChunk *c, InsertWorker *ws, int nt, size_t at, size
     r->records += w->records;
     for (int s = 0; s < 2; s++)
       for (int v = 0; v <= RETRO_MAX_LEN + 1; v++) r->count[s][v] += w->count[s][v];
-    *ins += w->inserted;
-    *below += w->below;
+    if (added) *added += w->added;
+    r->stats.anomalies += w->below;
     if (t) memcpy(ws[0].aside + naside, w->aside, w->naside * sizeof *w->aside);
     naside += w->naside;
-    w->used = w->records = w->inserted = w->below = 0;
+    w->used = w->records = w->added = w->below = 0;
     memset(w->count, 0, sizeof w->count);
   }
   /* the items put aside, in push order */
   qsort(ws[0].aside, naside, sizeof *ws[0].aside, cmp_u32);
   for (size_t j = 0; j < naside; j++) {
-    int rc = insert_one(c, ws[0].aside[j], ins, below);
+    int rc = insert_one(c, ws[0].aside[j], added);
     if (rc) return rc;
   }
   return TS_OK;
 }
 
 /* The chunk into the table (see above). */
-static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *inserted) {
+static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *added) {
   Retro *r = c->r;
-  uint64_t below = 0, ins = 0;
   int rc = TS_OK;
   if (nt > 1) {
     c->next = 0;
@@ -189,15 +167,13 @@ static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *inse
     uint64_t most = r->cap * 6 / 10, room = most > r->records ? most - r->records : 0;
     size_t p = c->size - at < room ? c->size - at : (size_t)room;
     if (nt > 1 && r->cap >= INSERT_MIN_CAP && p >= SPLIT_SLICE) {
-      rc = insert_part(c, ws, nt, at, p, &ins, &below);
+      rc = insert_part(c, ws, nt, at, p, added);
       at += p;
       continue;
     }
     size_t e = c->size - at < SPLIT_SLICE ? c->size : at + SPLIT_SLICE;
-    for (; at < e && !rc; at++) rc = insert_one(c, at, &ins, &below);
+    for (; at < e && !rc; at++) rc = insert_one(c, at, added);
   }
-  r->stats.anomalies += below;
-  if (inserted) *inserted += ins;
   c->size = 0;
   return rc;
 }
@@ -207,7 +183,7 @@ typedef struct {
   InsertWorker *ws;
   int nt;
   bool with_value;
-  uint64_t *inserted;
+  uint64_t *added;
 } InsertFeed;
 
 static int feed_item(const void *item, void *ctx) {
@@ -223,11 +199,11 @@ static int feed_item(const void *item, void *ctx) {
     c->val[c->size] = 0;
   }
   if (++c->size < INSERT_CHUNK) return TS_OK;
-  return insert_chunk(c, f->ws, f->nt, f->inserted);
+  return insert_chunk(c, f->ws, f->nt, f->added);
 }
 
 int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
-                             uint64_t *inserted) {
+                             uint64_t *added) {
   int nt = r->opt.threads > 1 ? r->opt.threads : 1;
   if (nt > WORKERS_MAX) nt = WORKERS_MAX;
   InsertChunk *c = calloc(1, sizeof *c);
@@ -250,9 +226,9 @@ int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool wit
       if (!ws[t].aside) rc = TS_ERR_NOMEM;
     }
   }
-  InsertFeed feed = {c, ws, nt, with_value, inserted};
+  InsertFeed feed = {c, ws, nt, with_value, added};
   for (int l = 0; l < nl && !rc; l++) rc = retro_spill_foreach(lists[l], feed_item, &feed);
-  if (!rc && c->size) rc = insert_chunk(c, ws, nt, inserted);
+  if (!rc && c->size) rc = insert_chunk(c, ws, nt, added);
   if (c) {
     free(c->key);
     free(c->val);

@@ -120,6 +120,31 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return -1;
 }
 
+/* Puts the concrete position (record key core, square sq) of value v in the
+ * table from slot s on: into the first record of that key and value on the
+ * run of slots, else a new record (*made) on the run's empty end. 1 placed,
+ * 0 already there, -1 when the run reaches slot end before its empty end
+ * (nothing written). */
+static inline int table_place(XRecord *tab, uint64_t mask, Key core, Square sq, uint16_t v, uint64_t s,
+                              uint64_t end, bool *made) {
+  XRecord *same = NULL;
+  for (; tab[s].core; s = (s + 1) & mask) {
+    XRecord *x = &tab[s];
+    if (x->core == core) {
+      if (xr_has(x, sq)) return 0;
+      if (xr_value(x) == v && !same) same = x;
+    }
+    if (s + 1 == end) return -1;
+  }
+  *made = !same;
+  if (!same) {
+    same = &tab[s];
+    *same = (XRecord){core, 0, (uint64_t)v << 48};
+  }
+  xr_add(same, sq);
+  return 1;
+}
+
 /* Starts loading the first slot a look-up of record key c reads (look-ups made
  * in batches overlap their cache misses). */
 static inline void table_prefetch(const Retro *r, Key c) {
@@ -207,11 +232,10 @@ size_t retro_spill_cap(const Retro *r, size_t elem);
 /* ---------- inserting a phase's lists (retro_insert.c) ---------- */
 
 /* The items of lists[0..nl) (KeyVal with with_value, else Key of value 0) into
- * the table as retro_table_insert one by one would, on opt.threads threads;
- * *inserted (when not NULL) counts the positions that were not there, those
- * valued below layer n are anomalies. TS_ERR_NOMEM, TS_ERR_IO. */
+ * the table as retro_record_value one by one would (layer n, *added when not
+ * NULL), on opt.threads threads. TS_ERR_NOMEM, TS_ERR_IO. */
 int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
-                             uint64_t *inserted);
+                             uint64_t *added);
 
 /* ---------- mates (retro_mates.c) ---------- */
 

@@ -323,17 +323,12 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
   return rc;
 }
 
-typedef struct {
-  Retro *r;
-  uint64_t *found;
-} MateInsert;
-
 /* A mate into mates_out for a distributed run (which sends them to their owners). */
-static int insert_mate(const void *item, void *vctx) {
-  MateInsert *c = vctx;
+static int collect_mate(const void *item, void *vctx) {
+  Retro *r = vctx;
   Key k;
   memcpy(&k, item, sizeof k);
-  return retro_keys_push(&c->r->mates_out, &c->r->nmates_out, &c->r->cap_mates_out, k);
+  return retro_keys_push(&r->mates_out, &r->nmates_out, &r->cap_mates_out, k);
 }
 
 int retro_mates_run(Retro *r, TsError *err) {
@@ -368,10 +363,7 @@ int retro_mates_run(Retro *r, TsError *err) {
     r->stats.spilled_bytes += gs[t].out.nfile * gs[t].out.elem;
   }
   if (!rc && !r->mates_collect) rc = retro_table_insert_lists(r, lists, started, false, 0, &found);
-  for (int t = 0; t < started && !rc && r->mates_collect; t++) {
-    MateInsert mi = {r, &found};
-    rc = retro_spill_foreach(&gs[t].out, insert_mate, &mi);
-  }
+  for (int t = 0; t < started && !rc && r->mates_collect; t++) rc = retro_spill_foreach(&gs[t].out, collect_mate, r);
   Key *seeds = NULL;
   uint64_t nseeds = 0, capseeds = 0;
   for (int t = 0; t < started && !rc; t++)

@@ -244,18 +244,27 @@ int retro_xr_squares(const XRecord *x, Square out[SQ_NB]) {
  */
 #define TAB_ALIGN ((size_t)2 << 20)
 
-static XRecord *tab_map(uint64_t cap) {
-  size_t len = (size_t)cap * sizeof(XRecord);
-  size_t maplen = len + TAB_ALIGN;
-  uint8_t *raw = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return NULL;
-  uint8_t *mem = (uint8_t *)(((uintptr_t)raw + TAB_ALIGN - 1) & ~(uintptr_t)(TAB_ALIGN - 1));
+/* The first 2 MB boundary at or after raw. */
+static uint8_t *tab_align(uint8_t *raw) {
+  return (uint8_t *)(((uintptr_t)raw + TAB_ALIGN - 1) & ~(uintptr_t)(TAB_ALIGN - 1));
+}
+
+/* A mapping of maplen bytes at raw cut down to the len bytes from mem (its
+ * 2 MB boundary), advised as huge pages. */
+static XRecord *tab_fit(uint8_t *raw, size_t maplen, uint8_t *mem, size_t len) {
   if (mem > raw) munmap(raw, (size_t)(mem - raw));
   if (raw + maplen > mem + len) munmap(mem + len, (size_t)(raw + maplen - (mem + len)));
 #ifdef MADV_HUGEPAGE
   madvise(mem, len, MADV_HUGEPAGE);
 #endif
   return (XRecord *)mem;
+}
+
+static XRecord *tab_map(uint64_t cap) {
+  size_t len = (size_t)cap * sizeof(XRecord), maplen = len + TAB_ALIGN;
+  uint8_t *raw = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  return tab_fit(raw, maplen, tab_align(raw), len);
 }
 
 /* The mapping of tab (cap slots) made twice as long on a 2 MB boundary: its
@@ -266,17 +275,12 @@ static XRecord *tab_extend(XRecord *tab, uint64_t cap) {
   /* an address range to move it to, reserved first */
   uint8_t *raw = mmap(NULL, maplen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (raw == MAP_FAILED) return NULL;
-  uint8_t *mem = (uint8_t *)(((uintptr_t)raw + TAB_ALIGN - 1) & ~(uintptr_t)(TAB_ALIGN - 1));
+  uint8_t *mem = tab_align(raw);
   if (mremap(tab, len, nlen, MREMAP_MAYMOVE | MREMAP_FIXED, mem) == MAP_FAILED) {
     munmap(raw, maplen);
     return NULL;
   }
-  if (mem > raw) munmap(raw, (size_t)(mem - raw));
-  if (raw + maplen > mem + nlen) munmap(mem + nlen, (size_t)(raw + maplen - (mem + nlen)));
-#ifdef MADV_HUGEPAGE
-  madvise(mem, nlen, MADV_HUGEPAGE);
-#endif
-  return (XRecord *)mem;
+  return tab_fit(raw, maplen, mem, nlen);
 }
 
 static void tab_unmap(XRecord *tab, uint64_t cap) {
@@ -313,20 +317,10 @@ int retro_table_insert(Retro *r, Key k, uint16_t v) {
   }
   Square sq;
   Key c = retro_xkey_split(k, &sq);
-  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
-  XRecord *same = NULL;
-  for (; r->tab[i].core; i = (i + 1) & mask) {
-    XRecord *x = &r->tab[i];
-    if (x->core != c) continue;
-    if (xr_has(x, sq)) return 0;
-    if (xr_value(x) == v && !same) same = x;
-  }
-  if (!same) {
-    same = &r->tab[i];
-    *same = (XRecord){c, 0, (uint64_t)v << 48};
-    r->records++;
-  }
-  xr_add(same, sq);
+  bool made;
+  int in = table_place(r->tab, r->cap - 1, c, sq, v, key_hash(c) & (r->cap - 1), UINT64_MAX, &made);
+  if (!in) return 0;
+  r->records += made;
   r->used++;
   if (v <= RETRO_MAX_LEN + 1) r->count[key_side(k)][v]++;
   return 1;
