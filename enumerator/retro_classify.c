@@ -566,10 +566,26 @@ typedef struct {
   int *stop;
   int id;
   uint64_t done;
-  RetroProblem pb;
+  RetroProblem *pb; /* CLASSIFY_BATCH problems, handed to cb under one lock */
+  int npb;
   OutEntry *cache;
   ChildOracle *oracle;
 } ClassifyWorker;
+
+/* Problems a thread classifies before it takes the lock and hands them to cb. */
+#define CLASSIFY_BATCH 64
+
+static void flush_problems(ClassifyWorker *w) {
+  if (!w->npb) return;
+  pthread_mutex_lock(w->lock);
+  for (int i = 0; i < w->npb && !*w->stop; i++) {
+    int rc = w->cb(&w->pb[i], w->ctx);
+    if (rc) *w->stop = rc;
+  }
+  pthread_mutex_unlock(w->lock);
+  w->done += (uint64_t)w->npb;
+  w->npb = 0;
+}
 
 static void *classify_worker(void *arg) {
   ClassifyWorker *w = arg;
@@ -595,25 +611,23 @@ static void *classify_worker(void *arg) {
         if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
         if (by_record) w->oracle->s = sqs[k];
         Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache, by_record ? w->oracle : NULL};
-        classify(&c, &pos, len, &w->pb);
-        if (w->pb.flags & RETRO_F_COMPLETE)
-          if (is_minimal(&c, &w->pb)) w->pb.flags |= RETRO_F_MINIMAL;
-        w->pb.code_len = (int)pos_canonical(&w->pb.pos, w->pb.code, &w->pb.mirrored);
-        w->pb.symmetric = false;
-        if (sq_file(w->pb.pos.king[WHITE]) == 5) {
+        RetroProblem *pb = &w->pb[w->npb];
+        classify(&c, &pos, len, pb);
+        if (pb->flags & RETRO_F_COMPLETE)
+          if (is_minimal(&c, pb)) pb->flags |= RETRO_F_MINIMAL;
+        pb->code_len = (int)pos_canonical(&pb->pos, pb->code, &pb->mirrored);
+        pb->symmetric = false;
+        if (sq_file(pb->pos.king[WHITE]) == 5) {
           Position m;
-          pos_mirror(&w->pb.pos, &m);
-          w->pb.symmetric = pos_equal(&w->pb.pos, &m);
+          pos_mirror(&pb->pos, &m);
+          pb->symmetric = pos_equal(&pb->pos, &m);
         }
-        pthread_mutex_lock(w->lock);
-        int rc = *w->stop ? 0 : w->cb(&w->pb, w->ctx);
-        if (rc && !*w->stop) *w->stop = rc;
-        pthread_mutex_unlock(w->lock);
-        w->done++;
+        if (++w->npb == CLASSIFY_BATCH) flush_problems(w);
       }
     }
     if (w->id == 0) retro_report(r, "classify", 0, w->done, end, r->cap);
   }
+  flush_problems(w);
   return NULL;
 }
 
@@ -630,11 +644,14 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
     ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
     ws[t].oracle = malloc(sizeof *ws[t].oracle);
+    ws[t].pb = malloc(CLASSIFY_BATCH * sizeof *ws[t].pb);
+    if (!ws[t].cache || !ws[t].oracle || !ws[t].pb) stop = TS_ERR_NOMEM;
   }
-  workers_run(nt, classify_worker, ws, sizeof *ws);
+  if (!stop) workers_run(nt, classify_worker, ws, sizeof *ws);
   for (int t = 0; t < nt; t++) {
     free(ws[t].cache);
     free(ws[t].oracle);
+    free(ws[t].pb);
   }
   free(ws);
   return stop;

@@ -387,6 +387,7 @@ static int classify_into(Retro *r, const Material *mat, Sink *w) {
     if (rk) count[rk] = c;
     rc = retro_foreach_problem(r, count, on_problem, w);
   }
+  if (rc == TS_ERR_NOMEM && !w->err.code) ts_error_set(&w->err, rc, "enumerate", 0, 0, "out of memory");
   return rc;
 }
 
