@@ -647,8 +647,10 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     if (!listed) {
       be16_put(lk, r->length);
       MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
-      rc = mdb_put(txn, db->by_len, &lkv, &kv, MDB_NODUPDATA);
-      if (rc == MDB_KEYEXIST) rc = 0;
+      /* appending, the key is beyond every stored one, so beyond every
+       * key listed under its length too */
+      rc = mdb_put(txn, db->by_len, &lkv, &kv, append ? MDB_APPENDDUP : MDB_NODUPDATA);
+      if (rc == MDB_KEYEXIST && !append) rc = 0;
       if (rc) break;
     }
     k = (MDB_val){r->key_len, (void *)r->key};
