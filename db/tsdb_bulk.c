@@ -129,6 +129,62 @@ static int cmp_entry(const void *a, const void *b, void *arena) {
   return entry_cmp((const uint8_t *)arena + x->off, (const uint8_t *)arena + y->off);
 }
 
+static inline bool ref_less(const SortRef *x, const SortRef *y, const uint8_t *arena) {
+  if (x->p0 != y->p0) return x->p0 < y->p0;
+  if (x->p1 != y->p1) return x->p1 < y->p1;
+  return entry_cmp(arena + x->off, arena + y->off) < 0;
+}
+
+static inline void ref_swap(SortRef *x, SortRef *y) {
+  SortRef t = *x;
+  *x = *y;
+  *y = t;
+}
+
+/* Sorts refs by key: a quicksort with the comparison inlined (qsort_r's
+ * callback costs more than the comparison itself), insertion sort on short
+ * ranges, qsort_r past a depth that only a pathological order reaches. */
+static void sort_refs(SortRef *a, size_t n, const uint8_t *arena, int depth) {
+  while (n > 16) {
+    if (depth-- == 0) {
+      qsort_r(a, n, sizeof *a, cmp_entry, (void *)arena);
+      return;
+    }
+    size_t m = n / 2;
+    if (ref_less(&a[m], &a[0], arena)) ref_swap(&a[m], &a[0]);
+    if (ref_less(&a[n - 1], &a[m], arena)) {
+      ref_swap(&a[n - 1], &a[m]);
+      if (ref_less(&a[m], &a[0], arena)) ref_swap(&a[m], &a[0]);
+    }
+    SortRef pivot = a[m];
+    size_t i = 0, j = n - 1;
+    for (;;) {
+      while (ref_less(&a[i], &pivot, arena)) i++;
+      while (ref_less(&pivot, &a[j], arena)) j--;
+      if (i >= j) break;
+      ref_swap(&a[i], &a[j]);
+      i++;
+      j--;
+    }
+    /* a[0..j] <= pivot <= a[j+1..n): recurse on the smaller side */
+    size_t left = j + 1;
+    if (left < n - left) {
+      sort_refs(a, left, arena, depth);
+      a += left;
+      n -= left;
+    } else {
+      sort_refs(a + left, n - left, arena, depth);
+      n = left;
+    }
+  }
+  for (size_t i = 1; i < n; i++) {
+    SortRef t = a[i];
+    size_t j = i;
+    for (; j > 0 && ref_less(&t, &a[j - 1], arena); j--) a[j] = a[j - 1];
+    a[j] = t;
+  }
+}
+
 static SortRef sort_ref(const uint8_t *e, size_t off) {
   uint8_t k[16] = {0};
   memcpy(k, e + 1, e[0] < 16 ? e[0] : 16);
@@ -170,7 +226,7 @@ static int spill_run(TsDbBulk *b) {
   }
   b->nruns++;
   setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
-  if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
+  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, 96); /* offs is NULL when empty */
   for (size_t i = 0; i < b->noffs; i++) {
     const uint8_t *e = b->arena + b->offs[i].off;
     if (i + PREFETCH_AHEAD < b->noffs) __builtin_prefetch(b->arena + b->offs[i + PREFETCH_AHEAD].off);
@@ -312,7 +368,7 @@ int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
     b->arena_cap = b->offs_cap = 0;
     return rc ? rc : merge_runs(b);
   }
-  if (b->noffs) qsort_r(b->offs, b->noffs, sizeof *b->offs, cmp_entry, b->arena); /* offs is NULL when empty */
+  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, 96); /* offs is NULL when empty */
   for (size_t i = 0; i < b->noffs; i++) {
     if (i + PREFETCH_AHEAD < b->noffs) __builtin_prefetch(b->arena + b->offs[i + PREFETCH_AHEAD].off);
     int rc = emit(b, b->arena + b->offs[i].off);
