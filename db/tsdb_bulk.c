@@ -2,12 +2,14 @@
  * tsdb_bulk.c - the sorted bulk write (tsdb_bulk.h): an arena of entries
  * sorted by key, spilled as sorted runs to unlinked files beside the database
  * when it reaches the memory limit, and a k-way merge of the runs into
- * key-ordered write transactions.
+ * key-ordered write transactions. A batch is stored by a writer thread while
+ * the merge gathers the next one.
  */
 #define _GNU_SOURCE
 #include "tsdb_bulk.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +36,27 @@ typedef struct {
   uint8_t e[ENTRY_MAX];
 } Run;
 
+/* The batch being stored by the writer thread. */
+typedef struct {
+  TsDb *db;
+  const TsRecord *recs;
+  size_t n;
+  uint64_t ck; /* records in key order once it is stored */
+  uint8_t blob[8];
+  int rc;
+  TsError err;
+} WriteJob;
+
 struct TsDbBulk {
   TsDb *db;
   const char *path;
   TsDbBulkOptions opt;
-  TsRecord *batch;
+  TsRecord *batch, *batch2; /* the batch being gathered, the one being stored */
   size_t n, cap;
-  uint64_t seen, written, emitted;
+  uint64_t seen, written, handed, emitted;
+  pthread_t writer;
+  bool writing;
+  WriteJob job;
   uint8_t *arena;
   size_t arena_len, arena_cap;
   SortRef *offs;
@@ -74,28 +90,74 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
     if (!b->opt.batch) b->opt.batch = 20000;
     b->cap = b->opt.batch;
     b->batch = calloc(b->cap, sizeof *b->batch);
+    b->batch2 = calloc(b->cap, sizeof *b->batch2);
   }
-  if (!b || !b->batch) {
+  if (!b || !b->batch || !b->batch2) {
+    if (b) {
+      free(b->batch);
+      free(b->batch2);
+    }
     free(b);
     return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
   b->db = db;
   b->path = path;
-  b->written = b->opt.skip;
+  b->written = b->handed = b->opt.skip;
   *out = b;
   return TS_OK;
 }
 
+static void *write_job(void *arg) {
+  WriteJob *j = arg;
+  j->rc = tsdb_put_batch(j->db, j->recs, j->n, j->blob, sizeof j->blob, &j->err);
+  return NULL;
+}
+
+/* Waits for the batch being stored; its error, if any. */
+static int writer_wait(TsDbBulk *b) {
+  if (!b->writing) return TS_OK;
+  pthread_join(b->writer, NULL);
+  b->writing = false;
+  if (b->job.rc) {
+    if (b->err) *b->err = b->job.err;
+    return b->job.rc;
+  }
+  b->written = b->job.ck;
+  return TS_OK;
+}
+
+/* Hands the gathered batch to the writer thread (stored in the calling one
+ * when no thread can be made), once the previous batch is stored. */
 static int flush_batch(TsDbBulk *b) {
   if (!b->n) return TS_OK;
-  uint64_t ck = b->written + b->n;
-  uint8_t blob[8];
-  for (int i = 0; i < 8; i++) blob[i] = (uint8_t)(ck >> (56 - 8 * i));
-  int rc = tsdb_put_batch(b->db, b->batch, b->n, blob, sizeof blob, b->err);
+  int rc = writer_wait(b);
   if (rc) return rc;
-  b->written = ck;
+  WriteJob *j = &b->job;
+  *j = (WriteJob){.db = b->db, .recs = b->batch, .n = b->n, .ck = b->handed + b->n};
+  for (int i = 0; i < 8; i++) j->blob[i] = (uint8_t)(j->ck >> (56 - 8 * i));
+  b->handed = j->ck;
+  TsRecord *t = b->batch;
+  b->batch = b->batch2;
+  b->batch2 = t;
   b->n = 0;
+  b->writing = true;
+  if (pthread_create(&b->writer, NULL, write_job, j) != 0) {
+    b->writing = false;
+    write_job(j);
+    if (j->rc) {
+      if (b->err) *b->err = j->err;
+      return j->rc;
+    }
+    b->written = j->ck;
+  }
   return TS_OK;
+}
+
+/* The last batch handed over and stored. */
+static int flush_all(TsDbBulk *b) {
+  int rc = flush_batch(b);
+  int wrc = writer_wait(b);
+  return rc ? rc : wrc;
 }
 
 /* The next entry in key order; the first `skip` of them are already stored. */
@@ -294,7 +356,7 @@ static int merge_runs(TsDbBulk *b) {
     heap_down(b, h, n, 0);
   }
   free(h);
-  return rc ? rc : flush_batch(b);
+  return rc ? rc : flush_all(b);
 }
 
 int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
@@ -357,8 +419,7 @@ int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err) {
   return rc;
 }
 
-int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
-  b->err = err;
+static int finish(TsDbBulk *b) {
   if (b->nruns) {
     int rc = b->noffs ? spill_run(b) : TS_OK;
     free(b->arena);
@@ -374,7 +435,17 @@ int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
     int rc = emit(b, b->arena + b->offs[i].off);
     if (rc) return rc;
   }
-  return flush_batch(b);
+  return flush_all(b);
+}
+
+int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
+  b->err = err;
+  int rc = finish(b);
+  /* no write left running, whatever happened */
+  TsError later;
+  b->err = rc ? &later : err;
+  int wrc = writer_wait(b);
+  return rc ? rc : wrc;
 }
 
 void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
@@ -386,12 +457,16 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
 
 void tsdb_bulk_free(TsDbBulk *b) {
   if (!b) return;
+  TsError ignored;
+  b->err = &ignored;
+  writer_wait(b);
   for (int i = 0; i < b->nruns; i++) {
     fclose(b->runs[i].f);
     free(b->runs[i].buf);
   }
   free(b->runs);
   free(b->batch);
+  free(b->batch2);
   free(b->arena);
   free(b->offs);
   free(b);
