@@ -70,7 +70,7 @@ int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
   return TS_OK;
 }
 
-size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored) {
+size_t pos_canonical_sym(const Position *pos, uint8_t *out, bool *mirrored, bool *symmetric) {
   uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
   Position m;
   size_t na = pos_encode(pos, a);
@@ -80,6 +80,12 @@ size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored) {
   int c = memcmp(a, b, k);
   bool take_b = c > 0 || (c == 0 && nb < na);
   if (mirrored) *mirrored = take_b;
+  /* the code is exact: equal codes, equal positions */
+  if (symmetric) *symmetric = c == 0 && na == nb;
   memcpy(out, take_b ? b : a, take_b ? nb : na);
   return take_b ? nb : na;
+}
+
+size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored) {
+  return pos_canonical_sym(pos, out, mirrored, NULL);
 }

@@ -32,5 +32,7 @@ int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err);
 /* Canonical key: the smaller (memcmp, then length) of the codes of pos and of
  * its mirror. *mirrored (may be NULL) tells whether the mirror's code was taken. */
 size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored);
+/* pos_canonical, and whether pos equals its mirror image (*symmetric, when not NULL). */
+size_t pos_canonical_sym(const Position *pos, uint8_t *out, bool *mirrored, bool *symmetric);
 
 #endif

@@ -615,13 +615,7 @@ static void *classify_worker(void *arg) {
         classify(&c, &pos, len, pb);
         if (pb->flags & RETRO_F_COMPLETE)
           if (is_minimal(&c, pb)) pb->flags |= RETRO_F_MINIMAL;
-        pb->code_len = (int)pos_canonical(&pb->pos, pb->code, &pb->mirrored);
-        pb->symmetric = false;
-        if (sq_file(pb->pos.king[WHITE]) == 5) {
-          Position m;
-          pos_mirror(&pb->pos, &m);
-          pb->symmetric = pos_equal(&pb->pos, &m);
-        }
+        pb->code_len = (int)pos_canonical_sym(&pb->pos, pb->code, &pb->mirrored, &pb->symmetric);
         if (++w->npb == CLASSIFY_BATCH) flush_problems(w);
       }
     }
