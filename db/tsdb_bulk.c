@@ -2,8 +2,10 @@
  * tsdb_bulk.c - the sorted bulk write (tsdb_bulk.h): an arena of entries
  * sorted by key, spilled as sorted runs to unlinked files beside the database
  * when it reaches the memory limit, and a k-way merge of the runs into
- * key-ordered write transactions. A batch is stored by a writer thread while
- * the merge gathers the next one.
+ * key-ordered write transactions. A full arena is sorted and spilled by a
+ * thread of its own while the records go on into a second one (each gets
+ * half the limit), and a batch is stored by a writer thread while the merge
+ * gathers the next one.
  */
 #define _GNU_SOURCE
 #include "tsdb_bulk.h"
@@ -47,6 +49,17 @@ typedef struct {
   TsError err;
 } WriteJob;
 
+/* An arena being sorted and spilled as a run by the sorter thread. */
+typedef struct {
+  struct TsDbBulk *b;
+  uint8_t *arena;
+  size_t arena_len, arena_cap;
+  SortRef *offs;
+  size_t noffs, offs_cap;
+  int rc;
+  TsError err;
+} SpillJob;
+
 struct TsDbBulk {
   TsDb *db;
   const char *path;
@@ -61,6 +74,13 @@ struct TsDbBulk {
   size_t arena_len, arena_cap;
   SortRef *offs;
   size_t noffs, offs_cap;
+  uint8_t *arena2; /* the other arena and offsets, free while not sorting */
+  size_t arena2_cap;
+  SortRef *offs2;
+  size_t offs2_cap;
+  pthread_t sorter;
+  bool sorting;
+  SpillJob sj;
   Run *runs;
   int nruns, runs_cap;
   uint64_t run_bytes;
@@ -258,24 +278,25 @@ static SortRef sort_ref(const uint8_t *e, size_t off) {
   return r;
 }
 
-static int run_io_error(TsDbBulk *b, const char *what) {
-  return ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "cannot %s a sort run beside the database: %s", what,
+static int run_io_error(TsDbBulk *b, TsError *err, const char *what) {
+  return ts_error_set(err, TS_ERR_IO, b->path, 0, 0, "cannot %s a sort run beside the database: %s", what,
                       strerror(errno));
 }
 
-/* Sorts the arena and writes it to a new run file, then empties the arena. */
-static int spill_run(TsDbBulk *b) {
+/* Sorts arena's entries and writes them as a new run (only one thread at a time). */
+static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
+                       TsError *err) {
   if (b->nruns == b->runs_cap) {
     int nc = b->runs_cap ? 2 * b->runs_cap : 16;
     Run *nr = realloc(b->runs, (size_t)nc * sizeof *nr);
-    if (!nr) return nomem(b);
+    if (!nr) return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
     b->runs = nr;
     b->runs_cap = nc;
   }
   char name[4096];
   snprintf(name, sizeof name, "%s.sort-XXXXXX", b->path);
   int fd = mkstemp(name);
-  if (fd < 0) return run_io_error(b, "create");
+  if (fd < 0) return run_io_error(b, err, "create");
   unlink(name); /* freed by the system however the process ends */
   Run *run = &b->runs[b->nruns];
   run->f = fdopen(fd, "w+b");
@@ -284,37 +305,86 @@ static int spill_run(TsDbBulk *b) {
     if (run->f) fclose(run->f);
     else close(fd);
     free(run->buf);
-    return nomem(b);
+    return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
   }
   b->nruns++;
   setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
-  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, 96); /* offs is NULL when empty */
-  for (size_t i = 0; i < b->noffs; i++) {
-    const uint8_t *e = b->arena + b->offs[i].off;
-    if (i + PREFETCH_AHEAD < b->noffs) __builtin_prefetch(b->arena + b->offs[i + PREFETCH_AHEAD].off);
-    if (fwrite(e, entry_size(e), 1, run->f) != 1) return run_io_error(b, "write");
+  if (noffs) sort_refs(offs, noffs, arena, 96);
+  for (size_t i = 0; i < noffs; i++) {
+    const uint8_t *e = arena + offs[i].off;
+    if (i + PREFETCH_AHEAD < noffs) __builtin_prefetch(arena + offs[i + PREFETCH_AHEAD].off);
+    if (fwrite_unlocked(e, entry_size(e), 1, run->f) != 1) return run_io_error(b, err, "write");
   }
-  if (fflush(run->f) != 0) return run_io_error(b, "write");
-  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, "rewind");
-  b->run_bytes += b->arena_len;
+  if (fflush(run->f) != 0) return run_io_error(b, err, "write");
+  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, err, "rewind");
+  b->run_bytes += arena_len;
+  return TS_OK;
+}
+
+static void *spill_job(void *arg) {
+  SpillJob *j = arg;
+  j->rc = spill_arena(j->b, j->arena, j->arena_len, j->offs, j->noffs, &j->err);
+  return NULL;
+}
+
+/* Waits for the arena being spilled, which becomes the free one; its error, if any. */
+static int sorter_wait(TsDbBulk *b) {
+  if (!b->sorting) return TS_OK;
+  pthread_join(b->sorter, NULL);
+  b->sorting = false;
+  SpillJob *j = &b->sj;
+  b->arena2 = j->arena;
+  b->arena2_cap = j->arena_cap;
+  b->offs2 = j->offs;
+  b->offs2_cap = j->offs_cap;
+  if (j->rc && b->err) *b->err = j->err;
+  return j->rc;
+}
+
+/* Hands the full arena to the sorter thread (once the one before is spilled)
+ * and goes on in the other. */
+static int spill_run(TsDbBulk *b) {
+  int rc = sorter_wait(b);
+  if (rc) return rc;
+  SpillJob *j = &b->sj;
+  *j = (SpillJob){.b = b, .arena = b->arena, .arena_len = b->arena_len, .arena_cap = b->arena_cap,
+                  .offs = b->offs, .noffs = b->noffs, .offs_cap = b->offs_cap};
+  b->arena = b->arena2;
+  b->arena_cap = b->arena2_cap;
+  b->offs = b->offs2;
+  b->offs_cap = b->offs2_cap;
+  b->arena2 = NULL;
+  b->offs2 = NULL;
+  b->arena2_cap = b->offs2_cap = 0;
   b->arena_len = 0;
   b->noffs = 0;
+  b->sorting = true;
+  if (pthread_create(&b->sorter, NULL, spill_job, j) != 0) {
+    b->sorting = false;
+    spill_job(j);
+    b->arena2 = j->arena;
+    b->arena2_cap = j->arena_cap;
+    b->offs2 = j->offs;
+    b->offs2_cap = j->offs_cap;
+    if (j->rc && b->err) *b->err = j->err;
+    return j->rc;
+  }
   return TS_OK;
 }
 
 /* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
 static int run_next(TsDbBulk *b, Run *run) {
   uint8_t *e = run->e;
-  int c = getc(run->f);
+  int c = getc_unlocked(run->f); /* one thread reads a run */
   if (c == EOF && !ferror(run->f)) return 0;
   if (c != EOF) {
     e[0] = (uint8_t)c;
-    if (fread(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
+    if (fread_unlocked(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
       size_t ll = 2 * (size_t)e[1 + e[0] + 7];
-      if (!ll || fread(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
+      if (!ll || fread_unlocked(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
     }
   }
-  run_io_error(b, "read");
+  run_io_error(b, b->err, "read");
   return -1;
 }
 
@@ -366,13 +436,14 @@ int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
                         (unsigned long long)b->seen, rec->key_len, rec->line_len);
   b->seen++;
   size_t need = 1 + TSDB_KEY_MAX + 9 + 2 * (size_t)rec->line_len;
-  if (b->noffs && b->arena_len + need + (b->noffs + 1) * sizeof *b->offs > b->opt.mem_limit) {
+  size_t half = b->opt.mem_limit / 2; /* one arena filling, one being spilled */
+  if (b->noffs && b->arena_len + need + (b->noffs + 1) * sizeof *b->offs > half) {
     int rc = spill_run(b);
     if (rc) return rc;
   }
   if (b->arena_len + need > b->arena_cap) {
     size_t nc = b->arena_cap ? b->arena_cap * 2 : (size_t)1 << 20;
-    if (nc > b->opt.mem_limit && b->opt.mem_limit > b->arena_len + need) nc = b->opt.mem_limit;
+    if (nc > half && half > b->arena_len + need) nc = half;
     uint8_t *na = realloc(b->arena, nc);
     if (!na) return nomem(b);
     b->arena = na;
@@ -420,13 +491,18 @@ int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err) {
 }
 
 static int finish(TsDbBulk *b) {
+  int rc = sorter_wait(b);
+  if (rc) return rc;
   if (b->nruns) {
-    int rc = b->noffs ? spill_run(b) : TS_OK;
+    rc = b->noffs ? spill_arena(b, b->arena, b->arena_len, b->offs, b->noffs, b->err) : TS_OK;
     free(b->arena);
     free(b->offs);
-    b->arena = NULL;
-    b->offs = NULL;
-    b->arena_cap = b->offs_cap = 0;
+    free(b->arena2);
+    free(b->offs2);
+    b->arena = b->arena2 = NULL;
+    b->offs = b->offs2 = NULL;
+    b->arena_cap = b->offs_cap = b->arena2_cap = b->offs2_cap = 0;
+    b->arena_len = b->noffs = 0;
     return rc ? rc : merge_runs(b);
   }
   if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, 96); /* offs is NULL when empty */
@@ -460,6 +536,7 @@ void tsdb_bulk_free(TsDbBulk *b) {
   TsError ignored;
   b->err = &ignored;
   writer_wait(b);
+  sorter_wait(b);
   for (int i = 0; i < b->nruns; i++) {
     fclose(b->runs[i].f);
     free(b->runs[i].buf);
@@ -469,5 +546,7 @@ void tsdb_bulk_free(TsDbBulk *b) {
   free(b->batch2);
   free(b->arena);
   free(b->offs);
+  free(b->arena2);
+  free(b->offs2);
   free(b);
 }
