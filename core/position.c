@@ -1,6 +1,7 @@
 #include "position.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "movegen.h"
@@ -9,7 +10,7 @@
 static uint64_t ZOB_PSQ[SQ_NB][PIECE_NB];
 static uint64_t ZOB_HAND[COLOR_NB][HAND_PT_NB];
 static uint64_t ZOB_SIDE;
-static bool zob_ready;
+static pthread_once_t zob_once = PTHREAD_ONCE_INIT;
 
 static uint64_t splitmix64(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -18,16 +19,17 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
-static void zobrist_init(void) {
-  if (zob_ready) return;
+static void zobrist_fill(void) {
   uint64_t seed = 20261122;
   for (int s = 0; s < SQ_NB; s++)
     for (int p = 0; p < PIECE_NB; p++) ZOB_PSQ[s][p] = splitmix64(&seed) & ~1ULL;
   for (int c = 0; c < COLOR_NB; c++)
     for (int t = 0; t < HAND_PT_NB; t++) ZOB_HAND[c][t] = splitmix64(&seed) & ~1ULL;
   ZOB_SIDE = 1; /* bit 0 of the board key is the side to move */
-  zob_ready = true;
 }
+
+/* Fills the keys once, whichever thread sets up the first position. */
+static void zobrist_init(void) { pthread_once(&zob_once, zobrist_fill); }
 
 static uint64_t hand_key_of(const Position *pos) {
   uint64_t k = 0;
