@@ -4,9 +4,12 @@
  * Records are gathered in a byte arena, sorted by key and written in key
  * order, so LMDB appends full pages (a file about a third of the size of
  * random-order writes) and a resumed run finds the same order. When the arena
- * reaches the memory limit it is sorted and spilled as a run to an unlinked
- * file beside the database; at the end the runs are merged, so memory stays
- * bounded whatever the number of records, and the order is the same.
+ * reaches half the memory limit it is sorted and spilled as a run to an
+ * unlinked file beside the database, by a thread of its own while a second
+ * arena fills; at the end the runs are merged, so memory stays bounded
+ * whatever the number of records, and the order is the same. The calls are
+ * made from one thread at a time (the bulk's own threads are joined before
+ * tsdb_bulk_finish and tsdb_bulk_free return).
  *
  *   TsDbBulkOptions o = {.mem_limit = 1024u << 20, .batch = 20000};
  *   tsdb_bulk_resume_point(db, &o.skip, &err);      // records already written
@@ -36,7 +39,8 @@
 #define TSDB_BULK_LINE_MAX 255
 
 typedef struct {
-  size_t mem_limit;  /* bytes of arena and offsets before a run is spilled; 0 = 1 GiB */
+  size_t mem_limit;  /* bytes of the two arenas and their offsets: an arena is spilled as a run
+                        at half of it (while the other fills); 0 = 1 GiB */
   size_t batch;      /* records per write transaction; 0 = 20000 */
   uint64_t skip;     /* the first `skip` records in key order are already stored */
   /* called after every 2^20 records in key order (written or skipped), with
