@@ -719,12 +719,17 @@ int tsdb_put_batch(TsDb *db, const TsRecord *records, size_t n, const void *chec
     goto done;
   }
   for (size_t i = 0; i < n; i++) b.items[i] = (BatchItem){&records[i], i};
-  bool sorted = true; /* the bulk writer gives keys in order: no sort then */
+  /* the bulk writer gives keys strictly in order: nothing to sort or drop then */
+  bool sorted = true;
   for (size_t i = 1; i < n && sorted; i++) sorted = key_cmp(&records[i - 1], &records[i]) < 0;
-  if (!sorted) qsort(b.items, n, sizeof *b.items, item_cmp);
-  for (size_t i = 0; i < n; i++) { /* keep the last record of each key */
-    if (i + 1 < n && key_cmp(b.items[i].r, b.items[i + 1].r) == 0) continue;
-    b.items[b.n++] = b.items[i];
+  if (sorted) {
+    b.n = n;
+  } else {
+    qsort(b.items, n, sizeof *b.items, item_cmp);
+    for (size_t i = 0; i < n; i++) { /* keep the last record of each key */
+      if (i + 1 < n && key_cmp(b.items[i].r, b.items[i + 1].r) == 0) continue;
+      b.items[b.n++] = b.items[i];
+    }
   }
   if (!db->dict_decided && b.n >= db->dict_min && db->dict_tries < DICT_TRIES) {
     MDB_txn *txn; /* a decision stored by another process comes first */

@@ -133,17 +133,22 @@ static void *write_job(void *arg) {
   return NULL;
 }
 
-/* Waits for the batch being stored; its error, if any. */
-static int writer_wait(TsDbBulk *b) {
-  if (!b->writing) return TS_OK;
-  pthread_join(b->writer, NULL);
-  b->writing = false;
+/* The stored batch's outcome: records written, or its error. */
+static int writer_collect(TsDbBulk *b) {
   if (b->job.rc) {
     if (b->err) *b->err = b->job.err;
     return b->job.rc;
   }
   b->written = b->job.ck;
   return TS_OK;
+}
+
+/* Waits for the batch being stored; its error, if any. */
+static int writer_wait(TsDbBulk *b) {
+  if (!b->writing) return TS_OK;
+  pthread_join(b->writer, NULL);
+  b->writing = false;
+  return writer_collect(b);
 }
 
 /* Hands the gathered batch to the writer thread (stored in the calling one
@@ -161,16 +166,10 @@ static int flush_batch(TsDbBulk *b) {
   b->batch2 = t;
   b->n = 0;
   b->writing = true;
-  if (pthread_create(&b->writer, NULL, write_job, j) != 0) {
-    b->writing = false;
-    write_job(j);
-    if (j->rc) {
-      if (b->err) *b->err = j->err;
-      return j->rc;
-    }
-    b->written = j->ck;
-  }
-  return TS_OK;
+  if (pthread_create(&b->writer, NULL, write_job, j) == 0) return TS_OK;
+  b->writing = false;
+  write_job(j);
+  return writer_collect(b);
 }
 
 /* The last batch handed over and stored. */
@@ -222,6 +221,9 @@ static inline void ref_swap(SortRef *x, SortRef *y) {
   *x = *y;
   *y = t;
 }
+
+/* Partitions deep before sort_refs hands a range to qsort_r. */
+#define SORT_DEPTH 96
 
 /* Sorts refs by key: a quicksort with the comparison inlined (qsort_r's
  * callback costs more than the comparison itself), insertion sort on short
@@ -309,7 +311,7 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
   }
   b->nruns++;
   setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
-  if (noffs) sort_refs(offs, noffs, arena, 96);
+  if (noffs) sort_refs(offs, noffs, arena, SORT_DEPTH);
   for (size_t i = 0; i < noffs; i++) {
     const uint8_t *e = arena + offs[i].off;
     if (i + PREFETCH_AHEAD < noffs) __builtin_prefetch(arena + offs[i + PREFETCH_AHEAD].off);
@@ -327,11 +329,8 @@ static void *spill_job(void *arg) {
   return NULL;
 }
 
-/* Waits for the arena being spilled, which becomes the free one; its error, if any. */
-static int sorter_wait(TsDbBulk *b) {
-  if (!b->sorting) return TS_OK;
-  pthread_join(b->sorter, NULL);
-  b->sorting = false;
+/* The spilled arena becomes the free one; the spill's error, if any. */
+static int sorter_collect(TsDbBulk *b) {
   SpillJob *j = &b->sj;
   b->arena2 = j->arena;
   b->arena2_cap = j->arena_cap;
@@ -339,6 +338,14 @@ static int sorter_wait(TsDbBulk *b) {
   b->offs2_cap = j->offs_cap;
   if (j->rc && b->err) *b->err = j->err;
   return j->rc;
+}
+
+/* Waits for the arena being spilled; its error, if any. */
+static int sorter_wait(TsDbBulk *b) {
+  if (!b->sorting) return TS_OK;
+  pthread_join(b->sorter, NULL);
+  b->sorting = false;
+  return sorter_collect(b);
 }
 
 /* Hands the full arena to the sorter thread (once the one before is spilled)
@@ -359,17 +366,10 @@ static int spill_run(TsDbBulk *b) {
   b->arena_len = 0;
   b->noffs = 0;
   b->sorting = true;
-  if (pthread_create(&b->sorter, NULL, spill_job, j) != 0) {
-    b->sorting = false;
-    spill_job(j);
-    b->arena2 = j->arena;
-    b->arena2_cap = j->arena_cap;
-    b->offs2 = j->offs;
-    b->offs2_cap = j->offs_cap;
-    if (j->rc && b->err) *b->err = j->err;
-    return j->rc;
-  }
-  return TS_OK;
+  if (pthread_create(&b->sorter, NULL, spill_job, j) == 0) return TS_OK;
+  b->sorting = false; /* no thread: spilled here */
+  spill_job(j);
+  return sorter_collect(b);
 }
 
 /* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
@@ -505,7 +505,7 @@ static int finish(TsDbBulk *b) {
     b->arena_len = b->noffs = 0;
     return rc ? rc : merge_runs(b);
   }
-  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, 96); /* offs is NULL when empty */
+  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, SORT_DEPTH); /* offs is NULL when empty */
   for (size_t i = 0; i < b->noffs; i++) {
     if (i + PREFETCH_AHEAD < b->noffs) __builtin_prefetch(b->arena + b->offs[i + PREFETCH_AHEAD].off);
     int rc = emit(b, b->arena + b->offs[i].off);
