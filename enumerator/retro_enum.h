@@ -132,6 +132,17 @@ void retro_free(Retro *r);
 int retro_run(Retro *r, TsError *err);
 const RetroStats *retro_stats(const Retro *r);
 /*
+ * The table after retro_run, kept in a file so that a resumed run goes
+ * straight to the classification (retro_checkpoint.c). _save writes path
+ * (through path.tmp, renamed when whole; TS_ERR_IO, nothing left behind).
+ * _load stands for retro_run: TS_OK; TS_ERR_NOTFOUND without a file;
+ * TS_ERR_DB (err says why) for a file of another material, other rules or
+ * another format, cut short or damaged, and TS_ERR_NOMEM: the Retro is then
+ * as retro_create left it.
+ */
+int retro_checkpoint_save(const Retro *r, const char *path, TsError *err);
+int retro_checkpoint_load(Retro *r, const char *path, TsError *err);
+/*
  * Calls cb for every attacker-to-move position with a mate whose material is
  * exactly `count` (pieces of each kind on the board or in the attacker's hand),
  * classified. With several threads the order varies; cb is never called by two

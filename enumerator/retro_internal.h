@@ -194,6 +194,9 @@ int retro_table_insert(Retro *r, Key k, uint16_t v);
 /* Puts a whole record (from another rank: its key is not in the table) into
  * the table. TS_ERR_NOMEM. */
 int retro_table_put_record(Retro *r, const XRecord *x);
+/* Replaces the table by an empty one of cap slots (a power of two), counts
+ * cleared; TS_ERR_NOMEM (the table unchanged). */
+int retro_table_reset(Retro *r, uint64_t cap);
 /* Releases the table's memory (allocated by retro_table.c). */
 void retro_table_free_mem(Retro *r);
 /* Appends k to a growing array. TS_ERR_NOMEM. */

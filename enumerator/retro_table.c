@@ -300,6 +300,17 @@ static int table_alloc(Retro *r, uint64_t cap) {
   return TS_OK;
 }
 
+int retro_table_reset(Retro *r, uint64_t cap) {
+  XRecord *t = tab_map(cap);
+  if (!t) return TS_ERR_NOMEM;
+  tab_unmap(r->tab, r->cap);
+  r->tab = t;
+  r->cap = cap;
+  r->records = r->used = 0;
+  memset(r->count, 0, sizeof r->count);
+  return TS_OK;
+}
+
 /* The stored value of a position, or -1 when absent. */
 int retro_table_get_pos(const Retro *r, const Position *pos) {
   Square sq;

@@ -55,7 +55,10 @@ static const char ENUM_HELP[] =
     "  --strict-alternatives  非限定, 手順前後 and 迂回 make a problem incomplete too\n"
     "  --force             replace an existing database of this program at PATH\n"
     "  --resume            continue a run that was interrupted: the records already\n"
-    "                      committed are kept and the rest is written\n"
+    "                      committed are kept and the rest is written; once its layers\n"
+    "                      are done a run keeps its table in PATH-table (removed at\n"
+    "                      the end), and a resumed run reads it instead of making\n"
+    "                      the mates and layers again\n"
     "  --stats             print time per phase, positions per layer, peak memory and\n"
     "                      database size\n"
     "  --threads N         worker threads (default: the number of processors); the\n"
@@ -208,13 +211,15 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
 }
 
 /* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk. */
+/* resumed: the table was read from the checkpoint (its mates and layers times are the run's before) */
 static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs, uint64_t t0, uint64_t t1,
-                        uint64_t t2) {
+                        uint64_t t2, bool resumed) {
   TsDbStats ds;
   memset(&ds, 0, sizeof ds);
   tsdb_stats(db, &ds, NULL);
-  printf("time: mates %.2f s, layers %.2f s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
-         st->ms_layers / 1000.0, (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
+  printf("time: mates %.2f s, layers %.2f s%s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
+         st->ms_layers / 1000.0, resumed ? " (the run before: the table read from its checkpoint)" : "",
+         (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
   printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB)\n",
          (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
          st->table_bytes / 1048576.0);
@@ -431,6 +436,46 @@ static int report_anomalies(const RetroStats *st) {
   return 1;
 }
 
+/* The table's checkpoint and what a run killed while writing it left. */
+static void ckpt_remove(const char *ckpt) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
+  unlink(ckpt);
+  unlink(tmp);
+}
+
+/*
+ * The table of the run: with --resume, the one a run before kept in ckpt (the
+ * table's checkpoint, PATH-table) when it is of this material and these
+ * rules; else made (retro_run) and kept there for a run that resumes this
+ * one. A checkpoint that cannot be used or written is said and passed over.
+ */
+static int table_of_run(const EnumOpts *o, Retro *r, const char *ckpt, bool *loaded, TsError *err) {
+  uint64_t t0 = cli_now_ms();
+  *loaded = false;
+  if (o->resume) {
+    TsError cerr;
+    int rc = retro_checkpoint_load(r, ckpt, &cerr);
+    if (rc == TS_OK) {
+      const RetroStats *st = retro_stats(r);
+      fprintf(stderr, "resuming: the table (%llu positions, %llu MB) read from %s in %.1f s\n",
+              (unsigned long long)st->entries, (unsigned long long)(st->table_bytes >> 20), ckpt,
+              (cli_now_ms() - t0) / 1000.0);
+      *loaded = true;
+      return TS_OK;
+    }
+    if (rc != TS_ERR_NOTFOUND) fprintf(stderr, "tsume enumerate: %s: %s; the table is made again\n", ckpt, cerr.msg);
+  } else {
+    ckpt_remove(ckpt); /* of a database replaced or removed */
+  }
+  int rc = retro_run(r, err);
+  if (rc) return rc;
+  TsError cerr;
+  if (retro_checkpoint_save(r, ckpt, &cerr))
+    fprintf(stderr, "tsume enumerate: %s: %s; a resumed run will make the table again\n", ckpt, cerr.msg);
+  return TS_OK;
+}
+
 static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   TsDb *db;
   int rc = open_target(o, o->path, false, lockp, &db);
@@ -459,7 +504,10 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
     return cli_fail("enumerate", &w.err);
   }
   uint64_t t0 = cli_now_ms(), t1 = t0;
-  if (!(rc = retro_create(&o->mat, &ro, &r, &err)) && !(rc = retro_run(r, &err))) {
+  char ckpt[4096];
+  snprintf(ckpt, sizeof ckpt, "%s-table", o->path);
+  bool loaded = false;
+  if (!(rc = retro_create(&o->mat, &ro, &r, &err)) && !(rc = table_of_run(o, r, ckpt, &loaded, &err))) {
     bo.mem_limit = sort_memory(o, retro_stats(r));
     rc = tsdb_bulk_create(db, o->path, &bo, &w.bulk, &err);
   }
@@ -478,6 +526,7 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   /* written last, so a database that holds them is a finished one */
   if (!rc) rc = store_generation(db, st, o->spec, (int)o->max_moves, &w.err);
   if (!rc) rc = tsdb_sync(db, &w.err);
+  if (!rc) ckpt_remove(ckpt); /* the run is whole: nothing to resume */
   uint64_t t2 = cli_now_ms();
   if (pr.tty) fprintf(stderr, "\n");
   if (rc) {
@@ -490,7 +539,7 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   if (o->stats) {
     TsDbBulkStats bs;
     tsdb_bulk_stats(w.bulk, &bs);
-    print_stats(db, st, &bs, t0, t1, t2);
+    print_stats(db, st, &bs, t0, t1, t2, loaded);
   }
   rc = report_anomalies(st);
   sink_free(&w);
@@ -630,7 +679,7 @@ static int enumerate_mpi(const EnumOpts *o) {
     if (o->stats) {
       TsDbBulkStats bs;
       tsdb_bulk_stats(w.bulk, &bs);
-      print_stats(db, retro_stats(r), &bs, t0, t1, t2);
+      print_stats(db, retro_stats(r), &bs, t0, t1, t2, false);
       printf("mpi: %d ranks\n", nranks);
     }
     st = report_anomalies(retro_stats(r));

@@ -62,6 +62,51 @@ for trial in 1 2 3; do
     || bad "trial $trial: generation figures differ"
 done
 
+# the table's checkpoint: a run keeps its table in PATH-table once the layers
+# are done, and a run resumed from there reads it instead of making it again;
+# one that is damaged, cut short or of another material is said and passed over
+ck_run() { # a fresh run, killed as soon as its checkpoint is whole
+  rm -f "$tmp/c.mdb" "$tmp/c.mdb-lock" "$tmp/c.mdb-table"
+  "$T" enumerate --pieces $MAT --db "$tmp/c.mdb" --batch 2000 >/dev/null 2>&1 &
+  pid=$!
+  while [ ! -e "$tmp/c.mdb-table" ] && kill -0 $pid 2>/dev/null; do sleep 0.02; done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  [ -e "$tmp/c.mdb-table" ] || { bad "no checkpoint seen beside the run"; return 1; }
+}
+ck_resume() { # name expected-message
+  "$T" enumerate --pieces $MAT --db "$tmp/c.mdb" --batch 2000 --resume >/dev/null 2>"$tmp/c.err" ||
+    { bad "$1: resume failed: $(tail -1 "$tmp/c.err")"; return; }
+  grep -q "$2" "$tmp/c.err" && ok "$1: $(grep "$2" "$tmp/c.err" | sed "s|$tmp/||g")" ||
+    bad "$1: no \"$2\" in: $(grep -v '^[a-z]* *layer' "$tmp/c.err" | head -2)"
+  "$T" query --db "$tmp/c.mdb" --json | cmp -s - "$tmp/ref.txt" && ok "$1: the same database" ||
+    bad "$1: database differs"
+  "$T" query --db "$tmp/c.mdb" --generation | cmp -s - "$tmp/ref.gen" && ok "$1: the same generation figures" ||
+    bad "$1: generation figures differ"
+  [ ! -e "$tmp/c.mdb-table" ] && ok "$1: the checkpoint is gone once the run is whole" || bad "$1: checkpoint left"
+}
+ck_run && ck_resume "checkpoint" "resuming: the table (.*) read from"
+if ck_run; then
+  size=$(stat -c %s "$tmp/c.mdb-table")
+  printf 'XXXXXXXX' | dd of="$tmp/c.mdb-table" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+  ck_resume "damaged checkpoint" "damaged (checksum); the table is made again"
+fi
+if ck_run; then
+  truncate -s $(($(stat -c %s "$tmp/c.mdb-table") / 2)) "$tmp/c.mdb-table"
+  ck_resume "checkpoint cut short" "cut short; the table is made again"
+fi
+if ck_run; then
+  printf '\011' | dd of="$tmp/c.mdb-table" bs=1 seek=28 conv=notrunc 2>/dev/null # a piece count of the header
+  ck_resume "checkpoint of another material" "of another material or other rules; the table is made again"
+fi
+# a fresh run (--force) does not take up a checkpoint left beside the file it replaces
+if ck_run; then
+  "$T" enumerate --pieces $MAT --db "$tmp/c.mdb" --batch 2000 --force >/dev/null 2>"$tmp/c.err"
+  ! grep -q "read from" "$tmp/c.err" && [ ! -e "$tmp/c.mdb-table" ] &&
+    "$T" query --db "$tmp/c.mdb" --json | cmp -s - "$tmp/ref.txt" && ok "--force: the checkpoint left is not used" ||
+    bad "--force took up the checkpoint"
+fi
+
 # bad usage and bad input
 expect_status "enumerate without --pieces" 2 "$T" enumerate --db "$tmp/x.mdb"
 expect_status "enumerate bad spec" 2 "$T" enumerate --pieces X4 --db "$tmp/x.mdb"
