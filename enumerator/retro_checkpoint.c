@@ -174,6 +174,7 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
   r->used = h.used;
   r->records = h.records;
   r->stats = st;
+  r->dense = st.table_dense;
   memcpy(r->count, counts, sizeof counts);
   return TS_OK;
 }

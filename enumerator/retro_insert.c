@@ -162,9 +162,9 @@ static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *adde
     workers_run(nt, split_worker, ws, sizeof *ws);
   }
   for (size_t at = 0; at < c->size && !rc;) {
-    /* one by one, the table grows at an item when records >= cap * 6 / 10:
+    /* one by one, the table grows at an item when records >= table_most:
      * p items (p - 1 new records at most before the last) cannot make it grow */
-    uint64_t most = r->cap * 6 / 10, room = most > r->records ? most - r->records : 0;
+    uint64_t most = table_most(r), room = most > r->records ? most - r->records : 0;
     size_t p = c->size - at < room ? c->size - at : (size_t)room;
     if (nt > 1 && r->cap >= INSERT_MIN_CAP && p >= SPLIT_SLICE) {
       rc = insert_part(c, ws, nt, at, p, added);

@@ -65,6 +65,7 @@ struct Retro {
    * records this rank owns */
   int rank, nranks;
   bool over_limit; /* the table would have passed opt.table_limit */
+  bool dense;      /* a doubling was refused by opt.table_limit: the table fills up to 90 % */
   /* a table not allocated by retro_table.c (retro_mpi.c's shared one): released by tab_release */
   void *tab_owner;
   void (*tab_release)(Retro *r);
@@ -79,6 +80,11 @@ typedef struct __attribute__((packed)) {
   Key k;
   uint16_t v;
 } KeyVal;
+
+/* Records the table holds before it doubles: 60 % of its slots, or 90 % once
+ * the memory ceiling (opt.table_limit) has refused a doubling (longer probe
+ * runs, slower look-ups, but the run goes on). */
+static inline uint64_t table_most(const Retro *r) { return r->cap * (r->dense ? 9 : 6) / 10; }
 
 /* Table slots handed to a worker thread at a time (layers, classification). */
 #define LAYER_CHUNK 1024

@@ -491,9 +491,10 @@ int retro_run(Retro *r, TsError *err) {
   r->stats.entries = r->used;
   r->stats.records = r->records;
   r->stats.table_bytes = r->cap * sizeof(XRecord);
+  r->stats.table_dense = r->dense;
   if (rc && r->over_limit)
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
-                        "the table of %llu positions (%llu MB) cannot double within the memory ceiling of %llu MB "
+                        "the table of %llu positions (%llu MB, 90 %% full) cannot double within the memory ceiling of %llu MB "
                         "(raise --mem, or spread the run over machines with --mpi)",
                         (unsigned long long)r->used, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
                         (unsigned long long)(r->opt.table_limit >> 20));

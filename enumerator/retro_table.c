@@ -322,7 +322,7 @@ static int table_grow(Retro *r);
 
 /* Inserts k with value v if absent; returns 1 if inserted, 0 if present, <0 on error. */
 int retro_table_insert(Retro *r, Key k, uint16_t v) {
-  if ((r->records + 1) * 10 > r->cap * 6) {
+  if (r->records + 1 > table_most(r)) {
     int rc = table_grow(r);
     if (rc) return -rc;
   }
@@ -368,6 +368,10 @@ static int aside_push(Aside *a, const XRecord *x) {
 static int table_grow(Retro *r) {
   uint64_t oc = r->cap, nc = 2 * oc;
   if (r->opt.table_limit && nc * sizeof(XRecord) > r->opt.table_limit) {
+    if (!r->dense) {
+      r->dense = true; /* no doubling: more records in these slots */
+      return TS_OK;
+    }
     r->over_limit = true;
     return TS_ERR_NOMEM;
   }
@@ -404,7 +408,7 @@ static int table_grow(Retro *r) {
 }
 
 int retro_table_put_record(Retro *r, const XRecord *x) {
-  if ((r->records + 1) * 10 > r->cap * 6) {
+  if (r->records + 1 > table_most(r)) {
     int rc = table_grow(r);
     if (rc) return rc;
   }

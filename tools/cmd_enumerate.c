@@ -210,8 +210,8 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
   return rc;
 }
 
-/* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk. */
-/* resumed: the table was read from the checkpoint (its mates and layers times are the run's before) */
+/* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk; resumed: the
+ * table was read from the checkpoint (its mates and layers times are the run's before). */
 static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs, uint64_t t0, uint64_t t1,
                         uint64_t t2, bool resumed) {
   TsDbStats ds;
@@ -220,9 +220,9 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   printf("time: mates %.2f s, layers %.2f s%s, classify+store %.2f s, total %.2f s\n", st->ms_mates / 1000.0,
          st->ms_layers / 1000.0, resumed ? " (the run before: the table read from its checkpoint)" : "",
          (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
-  printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB)\n",
+  printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB%s)\n",
          (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
-         st->table_bytes / 1048576.0);
+         st->table_bytes / 1048576.0, st->table_dense ? ", filled past 60 % under --mem" : "");
   printf("positions per layer (all sub-materials): ");
   for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++)
     printf("%s%d:%llu", n > 1 ? " " : "", n, layer_positions(st, n));

@@ -1,20 +1,27 @@
 #!/bin/sh
 # enumerate --mem: a ceiling the table cannot fit in stops the run with a clear
-# message (exit 3, not an out-of-memory kill); a ceiling that leaves the sort
+# message (exit 3, not an out-of-memory kill); one that refuses its doubling
+# makes it fill its slots up to 90 % instead; a ceiling that leaves the sort
 # little room makes it spill sorted runs to disk, and one that leaves the
 # phases' lists little room makes them spill too; the database is the same.
 T="$1"
 . "$(dirname "$0")/testlib.sh"
-"$T" enumerate --pieces N4 --db "$tmp/small.mdb" --mem 16 --threads 2 >/dev/null 2>"$tmp/small.err"; st=$?
-[ $st = 3 ] && grep -q "cannot double within the memory ceiling of 14 MB" "$tmp/small.err" &&
-  ok "--mem 16: the table stops with exit 3 and says why" || bad "--mem 16: exit $st: $(tail -1 "$tmp/small.err")"
+"$T" enumerate --pieces N4 --db "$tmp/small.mdb" --mem 8 --threads 2 >/dev/null 2>"$tmp/small.err"; st=$?
+[ $st = 3 ] && grep -q "(4 MB, 90 % full) cannot double within the memory ceiling of 7 MB" "$tmp/small.err" &&
+  ok "--mem 8: the table stops with exit 3 and says why" || bad "--mem 8: exit $st: $(tail -1 "$tmp/small.err")"
 "$T" enumerate --pieces N4 --max-moves 7 --db "$tmp/ref.mdb" --threads 2 >/dev/null 2>&1 || bad "reference run"
+# a ceiling that refuses the table's last doubling: it fills past 60 % instead, the same database
+"$T" enumerate --pieces N4 --max-moves 7 --db "$tmp/d.mdb" --mem 12 --threads 2 --stats >"$tmp/d.out" 2>/dev/null ||
+  bad "--mem 12 run"
+grep -q "(8.0 MB, filled past 60 % under --mem)" "$tmp/d.out" && ok "--mem 12: $(grep '^mate positions' "$tmp/d.out" |
+  sed 's/.*table: //')" || bad "--mem 12: the table did not fill past 60 %: $(grep 'table:' "$tmp/d.out")"
 "$T" enumerate --pieces N4 --max-moves 7 --db "$tmp/m.mdb" --mem 90 --threads 2 --stats >"$tmp/m.out" 2>/dev/null ||
   bad "--mem 90 run"
 grep -q '^sort: [0-9]* runs' "$tmp/m.out" && ok "--mem 90: the sort spills runs ($(grep '^sort:' "$tmp/m.out"))" ||
   bad "--mem 90: the sort did not spill"
 "$T" query --db "$tmp/ref.mdb" --json >"$tmp/ref.json"
 "$T" query --db "$tmp/m.mdb" --json | cmp -s - "$tmp/ref.json" && ok "--mem 90: the same database" || bad "--mem 90: database differs"
+"$T" query --db "$tmp/d.mdb" --json | cmp -s - "$tmp/ref.json" && ok "--mem 12: the same database" || bad "--mem 12: database differs"
 "$T" enumerate --pieces N4 --db "$tmp/x.mdb" --mem 0 >/dev/null 2>&1; st=$?
 [ $st = 2 ] && ok "--mem 0: refused (exit 2)" || bad "--mem 0: exit $st"
 # --mem 1 keeps 4096 positions a thread in memory: the mates and layers spill to files
