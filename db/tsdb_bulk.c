@@ -2,7 +2,9 @@
  * tsdb_bulk.c - the sorted bulk write (tsdb_bulk.h): an arena of entries
  * sorted by key, spilled as sorted runs to unlinked files beside the database
  * when it reaches the memory limit, and a k-way merge of the runs into
- * key-ordered write transactions. A full arena is sorted and spilled by a
+ * key-ordered write transactions. The runs are zstd streams (level 1: sorted
+ * keys share their prefixes, so a run takes a third or less of its bytes on
+ * disk and to read back). A full arena is sorted and spilled by a
  * thread of its own while the records go on into a second one (each gets
  * half the limit), and a batch is stored by a writer thread while the merge
  * gathers the next one.
@@ -17,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define ENTRY_MAX (1 + TSDB_KEY_MAX + 8 + 2 * TSDB_BULK_LINE_MAX)
+/* entries gathered before they are compressed into a run */
 #define RUN_BUF ((size_t)1 << 20)
+#define RUN_ZSTD_LEVEL 1
 /* Sorted entries are read in an order unrelated to the arena's: each is
  * prefetched this many entries ahead. */
 #define PREFETCH_AHEAD 16
@@ -32,9 +37,14 @@ typedef struct {
   size_t off;
 } SortRef;
 
+/* A run being read back: compressed bytes from the file, decompressed ones
+ * taken from out, its current entry in e. */
 typedef struct {
   FILE *f;
-  char *buf;
+  ZSTD_DCtx *dz;
+  uint8_t *zin, *out;
+  size_t zin_len, zin_pos, out_len, out_pos, zin_cap, out_cap;
+  bool zin_eof;
   uint8_t e[ENTRY_MAX];
 } Run;
 
@@ -83,7 +93,7 @@ struct TsDbBulk {
   SpillJob sj;
   Run *runs;
   int nruns, runs_cap;
-  uint64_t run_bytes;
+  uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
 };
 
@@ -285,6 +295,22 @@ static int run_io_error(TsDbBulk *b, TsError *err, const char *what) {
                       strerror(errno));
 }
 
+/* in[0..n) into the run's zstd stream (mode ZSTD_e_end closes it). */
+static int run_compress(FILE *f, ZSTD_CCtx *cz, const uint8_t *in, size_t n, ZSTD_EndDirective mode, uint8_t *out,
+                        size_t out_cap) {
+  ZSTD_inBuffer ib = {in, n, 0};
+  for (;;) {
+    ZSTD_outBuffer ob = {out, out_cap, 0};
+    size_t left = ZSTD_compressStream2(cz, &ob, &ib, mode);
+    if (ZSTD_isError(left)) {
+      errno = ENOMEM;
+      return -1;
+    }
+    if (ob.pos && fwrite_unlocked(out, 1, ob.pos, f) != ob.pos) return -1;
+    if (mode == ZSTD_e_end ? left == 0 : ib.pos == ib.size) return 0;
+  }
+}
+
 /* Sorts arena's entries and writes them as a new run (only one thread at a time). */
 static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
                        TsError *err) {
@@ -301,25 +327,46 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
   if (fd < 0) return run_io_error(b, err, "create");
   unlink(name); /* freed by the system however the process ends */
   Run *run = &b->runs[b->nruns];
+  memset(run, 0, sizeof *run);
   run->f = fdopen(fd, "w+b");
-  run->buf = malloc(RUN_BUF);
-  if (!run->f || !run->buf) {
+  size_t out_cap = ZSTD_CStreamOutSize();
+  uint8_t *in = malloc(RUN_BUF), *out = malloc(out_cap);
+  ZSTD_CCtx *cz = ZSTD_createCCtx();
+  if (!run->f || !in || !out || !cz || ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_compressionLevel, RUN_ZSTD_LEVEL))) {
     if (run->f) fclose(run->f);
     else close(fd);
-    free(run->buf);
+    free(in);
+    free(out);
+    ZSTD_freeCCtx(cz);
     return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
   }
   b->nruns++;
-  setvbuf(run->f, run->buf, _IOFBF, RUN_BUF);
+  setvbuf(run->f, NULL, _IONBF, 0); /* written and read in blocks of its own */
   if (noffs) sort_refs(offs, noffs, arena, SORT_DEPTH);
-  for (size_t i = 0; i < noffs; i++) {
+  size_t n = 0;
+  int rc = 0;
+  for (size_t i = 0; i < noffs && !rc; i++) {
     const uint8_t *e = arena + offs[i].off;
     if (i + PREFETCH_AHEAD < noffs) __builtin_prefetch(arena + offs[i + PREFETCH_AHEAD].off);
-    if (fwrite_unlocked(e, entry_size(e), 1, run->f) != 1) return run_io_error(b, err, "write");
+    size_t k = entry_size(e);
+    if (n + k > RUN_BUF) {
+      rc = run_compress(run->f, cz, in, n, ZSTD_e_continue, out, out_cap);
+      n = 0;
+    }
+    memcpy(in + n, e, k);
+    n += k;
   }
-  if (fflush(run->f) != 0) return run_io_error(b, err, "write");
-  if (fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, err, "rewind");
+  if (!rc) rc = run_compress(run->f, cz, in, n, ZSTD_e_end, out, out_cap);
+  int e = errno;
+  free(in);
+  free(out);
+  ZSTD_freeCCtx(cz);
+  errno = e;
+  if (rc || fflush(run->f) != 0) return run_io_error(b, err, "write");
+  long disk = ftell(run->f);
+  if (disk < 0 || fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, err, "rewind");
   b->run_bytes += arena_len;
+  b->run_disk += (uint64_t)disk;
   return TS_OK;
 }
 
@@ -372,19 +419,74 @@ static int spill_run(TsDbBulk *b) {
   return sorter_collect(b);
 }
 
+/* Buffers of a run about to be read back. */
+static int run_open_read(TsDbBulk *b, Run *run) {
+  run->zin_cap = ZSTD_DStreamInSize();
+  run->out_cap = ZSTD_DStreamOutSize();
+  run->zin = malloc(run->zin_cap);
+  run->out = malloc(run->out_cap);
+  run->dz = ZSTD_createDCtx();
+  return run->zin && run->out && run->dz ? TS_OK : nomem(b);
+}
+
+/* Decompressed bytes of the run into out; 0 at the run's end, -1 on a read
+ * error (errno) or damage (errno 0). */
+static int run_fill(Run *run) {
+  run->out_len = run->out_pos = 0;
+  while (run->out_len == 0) {
+    if (run->zin_pos == run->zin_len) {
+      if (run->zin_eof) return 0;
+      run->zin_len = fread_unlocked(run->zin, 1, run->zin_cap, run->f); /* one thread reads a run */
+      run->zin_pos = 0;
+      if (run->zin_len == 0) {
+        if (ferror(run->f)) return -1;
+        run->zin_eof = true;
+        return 0;
+      }
+    }
+    ZSTD_inBuffer ib = {run->zin, run->zin_len, run->zin_pos};
+    ZSTD_outBuffer ob = {run->out, run->out_cap, 0};
+    size_t r = ZSTD_decompressStream(run->dz, &ob, &ib);
+    if (ZSTD_isError(r)) {
+      errno = 0;
+      return -1;
+    }
+    run->zin_pos = ib.pos;
+    run->out_len = ob.pos;
+  }
+  return 1;
+}
+
+/* n bytes of the run into dst: n, fewer at the run's end, -1 on an error. */
+static long run_read(Run *run, uint8_t *dst, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    if (run->out_pos == run->out_len) {
+      int f = run_fill(run);
+      if (f < 0) return -1;
+      if (f == 0) break;
+    }
+    size_t k = run->out_len - run->out_pos < n - got ? run->out_len - run->out_pos : n - got;
+    memcpy(dst + got, run->out + run->out_pos, k);
+    run->out_pos += k;
+    got += k;
+  }
+  return (long)got;
+}
+
 /* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
 static int run_next(TsDbBulk *b, Run *run) {
   uint8_t *e = run->e;
-  int c = getc_unlocked(run->f); /* one thread reads a run */
-  if (c == EOF && !ferror(run->f)) return 0;
-  if (c != EOF) {
-    e[0] = (uint8_t)c;
-    if (fread_unlocked(e + 1, (size_t)e[0] + 8, 1, run->f) == 1) {
-      size_t ll = 2 * (size_t)e[1 + e[0] + 7];
-      if (!ll || fread_unlocked(e + 1 + e[0] + 8, ll, 1, run->f) == 1) return 1;
-    }
+  long got = run_read(run, e, 1);
+  if (got == 0) return 0;
+  if (got == 1 && run_read(run, e + 1, (size_t)e[0] + 8) == (long)e[0] + 8) {
+    long ll = 2 * (long)e[1 + e[0] + 7];
+    if (!ll || run_read(run, e + 1 + e[0] + 8, (size_t)ll) == ll) return 1;
   }
-  run_io_error(b, b->err, "read");
+  if (got >= 0 && errno == 0)
+    ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "a sort run beside the database reads back damaged");
+  else
+    run_io_error(b, b->err, "read");
   return -1;
 }
 
@@ -410,6 +512,7 @@ static int merge_runs(TsDbBulk *b) {
   int *h = malloc((size_t)b->nruns * sizeof *h), n = 0;
   if (!h) return nomem(b);
   int rc = TS_OK;
+  for (int i = 0; i < b->nruns && !rc; i++) rc = run_open_read(b, &b->runs[i]);
   for (int i = 0; i < b->nruns && !rc; i++) {
     int got = run_next(b, &b->runs[i]);
     if (got < 0) rc = TS_ERR_IO;
@@ -529,6 +632,7 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->written = b->written;
   st->runs = b->nruns;
   st->run_bytes = b->run_bytes;
+  st->run_disk = b->run_disk;
 }
 
 void tsdb_bulk_free(TsDbBulk *b) {
@@ -539,7 +643,9 @@ void tsdb_bulk_free(TsDbBulk *b) {
   sorter_wait(b);
   for (int i = 0; i < b->nruns; i++) {
     fclose(b->runs[i].f);
-    free(b->runs[i].buf);
+    free(b->runs[i].zin);
+    free(b->runs[i].out);
+    ZSTD_freeDCtx(b->runs[i].dz);
   }
   free(b->runs);
   free(b->batch);

@@ -54,6 +54,7 @@ typedef struct {
   uint64_t written;   /* records stored, the skipped ones included */
   int runs;           /* sorted runs spilled to disk */
   uint64_t run_bytes; /* bytes spilled */
+  uint64_t run_disk;  /* the runs' size on disk (zstd) */
 } TsDbBulkStats;
 
 typedef struct TsDbBulk TsDbBulk;

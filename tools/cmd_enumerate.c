@@ -235,7 +235,9 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   if (st->seeds || st->solver_calls)
     printf("\nranging pieces: %llu checks answered only by drops, %llu positions valued by the solver",
            (unsigned long long)st->seeds, (unsigned long long)st->solver_calls);
-  if (bs->runs) printf("\nsort: %d runs, %.1f MB spilled and merged", bs->runs, bs->run_bytes / 1048576.0);
+  if (bs->runs)
+    printf("\nsort: %d runs, %.1f MB spilled (%.1f MB on disk, zstd) and merged", bs->runs, bs->run_bytes / 1048576.0,
+           bs->run_disk / 1048576.0);
   if (st->spilled_bytes)
     printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
            st->spilled_bytes / 1048576.0);

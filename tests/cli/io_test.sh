@@ -214,16 +214,21 @@ fi
 st=$(cat "$TMP/st")
 [ "$st" -eq 3 ] && grep -q 'lim.mdb: write failed: File too large' "$TMP/err" && ok "enumerate past ulimit -f: exit 3, EFBIG named" ||
   ko "enumerate past ulimit -f" "exit $st: $(tail -n 1 "$TMP/err")"
-# a sort run that cannot be written (spilled by the sorter thread): its error, not a hang or a crash
+# a sort run that cannot be written (spilled by the sorter thread): its error, not a hang or a crash;
+# before it, the table's checkpoint that cannot be written is said and the run goes on
 (
   ulimit -f 100
-  "$T" enumerate --pieces G2P1 --db "$TMP/runs.mdb" --sort-mem 1 </dev/null >"$TMP/out" 2>"$TMP/err"
+  "$T" enumerate --pieces S1N1P1 --db "$TMP/runs.mdb" --sort-mem 4 </dev/null >"$TMP/out" 2>"$TMP/err"
   echo $? >"$TMP/st"
 )
 st=$(cat "$TMP/st")
 [ "$st" -eq 3 ] && grep -q 'runs.mdb: cannot write a sort run beside the database: File too large' "$TMP/err" &&
   ok "a sort run past ulimit -f: exit 3, named" || ko "a sort run past ulimit -f" "exit $st: $(tail -n 1 "$TMP/err")"
-[ -z "$(ls "$TMP" | grep 'runs.mdb.sort-')" ] && ok "no sort run file left" || ko "sort run files left" "$(ls "$TMP")"
+grep -q "runs.mdb-table: cannot write the table's checkpoint: File too large; a resumed run will make the table again" \
+  "$TMP/err" && ok "a checkpoint past ulimit -f: said, the run goes on" ||
+  ko "a checkpoint past ulimit -f" "$(head -n 1 "$TMP/err")"
+[ -z "$(ls "$TMP" | grep -E 'runs.mdb.sort-|runs.mdb-table')" ] && ok "no sort run or checkpoint file left" ||
+  ko "files left" "$(ls "$TMP")"
 
 # ---- 13. a folder the reader cannot write
 mkdir "$TMP/ro" "$TMP/ro2"
