@@ -20,8 +20,8 @@
 
 #define CK_MAGIC "TSUMETBL"
 #define CK_VERSION 1u
-/* bytes read or written at a time */
-#define CK_CHUNK ((size_t)64 << 20)
+/* bytes read or written at a time; the checksum is chained over blocks of this size */
+#define CK_CHUNK ((size_t)1 << 20)
 
 typedef struct {
   char magic[8];
@@ -72,12 +72,18 @@ static void ck_head(const Retro *r, CkHead *h) {
   h->records = r->records;
 }
 
-static int ck_write(FILE *f, const void *p, size_t n, uint64_t *sum) {
+/* The checksum of n bytes continued from h, block by block as ck_read makes it. */
+static uint64_t ck_sum_blocks(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  for (size_t off = 0; off < n; off += CK_CHUNK) h = ck_sum(h, b + off, n - off < CK_CHUNK ? n - off : CK_CHUNK);
+  return h;
+}
+
+static int ck_write(FILE *f, const void *p, size_t n) {
   const uint8_t *b = p;
   for (size_t off = 0; off < n; off += CK_CHUNK) {
     size_t k = n - off < CK_CHUNK ? n - off : CK_CHUNK;
     if (fwrite(b + off, 1, k, f) != k) return -1;
-    if (sum) *sum = ck_sum(*sum, b + off, k);
   }
   return 0;
 }
@@ -90,12 +96,11 @@ int retro_checkpoint_save(const Retro *r, const char *path, TsError *err) {
   CkHead h;
   ck_head(r, &h);
   uint64_t sum = ck_sum(0, &h, sizeof h);
-  sum = ck_sum(sum, &r->stats, sizeof r->stats);
-  sum = ck_sum(sum, r->count, sizeof r->count);
-  h.sum = ck_sum(sum, r->tab, (size_t)r->cap * sizeof(XRecord));
-  int bad = ck_write(f, &h, sizeof h, NULL) || ck_write(f, &r->stats, sizeof r->stats, NULL) ||
-            ck_write(f, r->count, sizeof r->count, NULL) ||
-            ck_write(f, r->tab, (size_t)r->cap * sizeof(XRecord), NULL);
+  sum = ck_sum_blocks(sum, &r->stats, sizeof r->stats);
+  sum = ck_sum_blocks(sum, r->count, sizeof r->count);
+  h.sum = ck_sum_blocks(sum, r->tab, (size_t)r->cap * sizeof(XRecord));
+  int bad = ck_write(f, &h, sizeof h) || ck_write(f, &r->stats, sizeof r->stats) ||
+            ck_write(f, r->count, sizeof r->count) || ck_write(f, r->tab, (size_t)r->cap * sizeof(XRecord));
   int e = errno;
   if (fclose(f) != 0 && !bad) {
     bad = 1;
