@@ -44,7 +44,7 @@ typedef struct {
   ZSTD_DCtx *dz;
   uint8_t *zin, *out;
   size_t zin_len, zin_pos, out_len, out_pos, zin_cap, out_cap;
-  bool zin_eof;
+  bool zin_eof, frame_end; /* frame_end: the zstd frame was decoded to its end */
   uint8_t e[ENTRY_MAX];
 } Run;
 
@@ -429,8 +429,11 @@ static int run_open_read(TsDbBulk *b, Run *run) {
   return run->zin && run->out && run->dz ? TS_OK : nomem(b);
 }
 
-/* Decompressed bytes of the run into out; 0 at the run's end, -1 on a read
- * error (errno) or damage (errno 0). */
+/* run_fill and run_read: a read error (errno), and damage (a bad frame, or one cut short). */
+#define RUN_IO_ERROR (-1)
+#define RUN_DAMAGED (-2)
+
+/* Decompressed bytes of the run into out; 0 at the run's end, else 1 or RUN_IO_ERROR / RUN_DAMAGED. */
 static int run_fill(Run *run) {
   run->out_len = run->out_pos = 0;
   while (run->out_len == 0) {
@@ -439,31 +442,29 @@ static int run_fill(Run *run) {
       run->zin_len = fread_unlocked(run->zin, 1, run->zin_cap, run->f); /* one thread reads a run */
       run->zin_pos = 0;
       if (run->zin_len == 0) {
-        if (ferror(run->f)) return -1;
+        if (ferror(run->f)) return RUN_IO_ERROR;
         run->zin_eof = true;
-        return 0;
+        return run->frame_end ? 0 : RUN_DAMAGED; /* or the stream stops inside its frame */
       }
     }
     ZSTD_inBuffer ib = {run->zin, run->zin_len, run->zin_pos};
     ZSTD_outBuffer ob = {run->out, run->out_cap, 0};
     size_t r = ZSTD_decompressStream(run->dz, &ob, &ib);
-    if (ZSTD_isError(r)) {
-      errno = 0;
-      return -1;
-    }
+    if (ZSTD_isError(r)) return RUN_DAMAGED;
     run->zin_pos = ib.pos;
     run->out_len = ob.pos;
+    run->frame_end = r == 0;
   }
   return 1;
 }
 
-/* n bytes of the run into dst: n, fewer at the run's end, -1 on an error. */
+/* n bytes of the run into dst: n, fewer at the run's end, or RUN_IO_ERROR / RUN_DAMAGED. */
 static long run_read(Run *run, uint8_t *dst, size_t n) {
   size_t got = 0;
   while (got < n) {
     if (run->out_pos == run->out_len) {
       int f = run_fill(run);
-      if (f < 0) return -1;
+      if (f < 0) return f;
       if (f == 0) break;
     }
     size_t k = run->out_len - run->out_pos < n - got ? run->out_len - run->out_pos : n - got;
@@ -479,14 +480,18 @@ static int run_next(TsDbBulk *b, Run *run) {
   uint8_t *e = run->e;
   long got = run_read(run, e, 1);
   if (got == 0) return 0;
-  if (got == 1 && run_read(run, e + 1, (size_t)e[0] + 8) == (long)e[0] + 8) {
-    long ll = 2 * (long)e[1 + e[0] + 7];
-    if (!ll || run_read(run, e + 1 + e[0] + 8, (size_t)ll) == ll) return 1;
+  if (got == 1) {
+    got = run_read(run, e + 1, (size_t)e[0] + 8);
+    if (got == (long)e[0] + 8) {
+      long ll = 2 * (long)e[1 + e[0] + 7];
+      got = ll ? run_read(run, e + 1 + e[0] + 8, (size_t)ll) : 0;
+      if (got == ll) return 1;
+    }
   }
-  if (got >= 0 && errno == 0)
-    ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "a sort run beside the database reads back damaged");
-  else
+  if (got == RUN_IO_ERROR)
     run_io_error(b, b->err, "read");
+  else /* an entry cut short, or a bad stream */
+    ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "a sort run beside the database reads back damaged");
   return -1;
 }
 

@@ -3,7 +3,8 @@
  * count table (tsdb_counts.h) on real LMDB files: records added in a shuffled
  * order come out in key order, the same with spilled runs as in memory; a
  * bulk made with the stored checkpoint as skip writes only the rest; a bulk
- * takes another database's records; counts survive the meta round trip.
+ * takes another database's records; a run cut short on disk is named as
+ * damaged; counts survive the meta round trip.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tsdb.h"
@@ -205,6 +207,45 @@ static void test_resume_and_add_db(void **state) {
   tsdb_close(full);
 }
 
+/* The first sort run's file, found among this process's descriptors: -1 if none. */
+static int first_run_fd(void) {
+  for (int fd = 3; fd < 1024; fd++) {
+    char link[64], target[512];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (strstr(target, ".sort-")) return fd;
+  }
+  return -1;
+}
+
+/* A run cut short on disk before the merge reads it: the finish says so, names the database, and fails. */
+static void test_damaged_run(void **state) {
+  Fixture *f = *state;
+  TsDb *db = open_db(f->path);
+  TsDbBulkOptions o = {.mem_limit = (size_t)64 << 10, .batch = 1000};
+  TsDbBulk *b;
+  TsError err;
+  assert_int_equal(tsdb_bulk_create(db, f->path, &o, &b, &err), TS_OK);
+  static TsRecord r;
+  for (uint32_t i = 0; i < N_RECORDS; i++) {
+    make_record((i * 7919u) % N_RECORDS, &r);
+    assert_int_equal(tsdb_bulk_add(b, &r, &err), TS_OK);
+  }
+  int fd = first_run_fd();
+  assert_true(fd >= 0);
+  struct stat sb;
+  assert_int_equal(fstat(fd, &sb), 0);
+  assert_true(sb.st_size > 16);
+  assert_int_equal(ftruncate(fd, sb.st_size / 2), 0);
+  assert_int_equal(tsdb_bulk_finish(b, &err), TS_ERR_IO);
+  assert_non_null(strstr(err.msg, "damaged"));
+  assert_string_equal(err.where, f->path);
+  tsdb_bulk_free(b);
+  tsdb_close(db);
+}
+
 static void test_counts_round_trip(void **state) {
   Fixture *f = *state;
   TsDb *db = open_db(f->path);
@@ -260,6 +301,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_sorted_in_memory_and_runs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_resume_and_add_db, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_damaged_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_counts_round_trip, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
