@@ -9,6 +9,8 @@
  * short or damaged from a good one; a file of another run or another build's
  * format is not used. It is written as PATH.tmp and renamed, so PATH is
  * either absent or whole (a torn write after a crash fails the checksum).
+ * In a distributed run each rank keeps its own share of the table, and the
+ * header names the rank and the number of ranks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +21,7 @@
 #include "retro_internal.h"
 
 #define CK_MAGIC "TSUMETBL"
-#define CK_VERSION 1u
+#define CK_VERSION 2u
 /* bytes read or written at a time; the checksum is chained over blocks of this size */
 #define CK_CHUNK ((size_t)1 << 20)
 
@@ -29,6 +31,7 @@ typedef struct {
   int32_t count[HAND_PT_NB], min_count[HAND_PT_NB];
   int32_t max_moves;
   uint8_t strict_last, strict_alt, concrete, ranging;
+  int32_t rank, nranks; /* a distributed run's rank keeps its share of the table */
   uint64_t cap, used, records;
   uint64_t sum; /* over the header (this field 0) and everything after it */
 } CkHead;
@@ -67,6 +70,8 @@ static void ck_head(const Retro *r, CkHead *h) {
   h->strict_alt = r->opt.strict_alternatives;
   h->concrete = r->opt.concrete_unmoves;
   h->ranging = r->ranging;
+  h->rank = r->rank;
+  h->nranks = r->nranks;
   h->cap = r->cap;
   h->used = r->used;
   h->records = r->records;
@@ -146,6 +151,8 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
            h.max_moves != want.max_moves || h.strict_last != want.strict_last || h.strict_alt != want.strict_alt ||
            h.concrete != want.concrete)
     why = "of another material or other rules";
+  else if (h.rank != want.rank || h.nranks != want.nranks)
+    why = "of another rank or another number of ranks";
   else if (!h.cap || (h.cap & (h.cap - 1)) || h.records > h.cap || h.cap > ((uint64_t)1 << 40))
     why = "damaged (its table's size)";
   else if (r->opt.table_limit && h.cap * sizeof(XRecord) > r->opt.table_limit)
@@ -182,4 +189,12 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
   r->dense = st.table_dense;
   memcpy(r->count, counts, sizeof counts);
   return TS_OK;
+}
+
+void retro_checkpoint_unload(Retro *r) {
+  if (retro_table_reset(r, (uint64_t)1 << 16)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
+  r->records = r->used = 0;
+  memset(r->count, 0, sizeof r->count);
+  memset(&r->stats, 0, sizeof r->stats);
+  r->dense = false;
 }

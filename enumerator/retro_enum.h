@@ -143,6 +143,9 @@ const RetroStats *retro_stats(const Retro *r);
  */
 int retro_checkpoint_save(const Retro *r, const char *path, TsError *err);
 int retro_checkpoint_load(Retro *r, const char *path, TsError *err);
+/* Undoes a load (an empty table, as retro_create leaves it): for a rank whose
+ * share was read when another rank's could not be. */
+void retro_checkpoint_unload(Retro *r);
 /*
  * Calls cb for every attacker-to-move position with a mate whose material is
  * exactly `count` (pieces of each kind on the board or in the attacker's hand),
@@ -159,10 +162,13 @@ int retro_lookup(Retro *r, const Position *pos);
  * Distributed runs over MPI (when the build found MPI: TSUME_HAVE_MPI). Every
  * rank calls the same functions in the same order. retro_run_distributed
  * replaces retro_run: the table is partitioned over the ranks by a hash of
- * the record key for the mates and the layers, then gathered in every rank;
- * retro_foreach_problem then gives only the problems this rank owns, so the
- * ranks' problems together are those of a single-process run (and the stats
- * are the same on every rank). Materials with a ranging piece: TS_ERR_USAGE.
+ * the record key for the mates and the layers (each rank then holds its
+ * share, which retro_checkpoint_save keeps and _load reads back after
+ * retro_mpi_attach); retro_gather_distributed then gathers the shares in
+ * every rank, and retro_foreach_problem gives only the problems this rank
+ * owns, so the ranks' problems together are those of a single-process run
+ * (and the stats are the same on every rank). Materials with a ranging
+ * piece: TS_ERR_USAGE.
  */
 #ifdef TSUME_HAVE_MPI
 int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks);
@@ -172,7 +178,10 @@ void retro_mpi_barrier(void);
 void retro_mpi_abort(int status);
 /* Whether ok holds on every rank (a collective call). */
 bool retro_mpi_all_ok(bool ok);
+/* The rank and number of ranks of this process into r (retro_run_distributed does it too). */
+void retro_mpi_attach(Retro *r);
 int retro_run_distributed(Retro *r, TsError *err);
+int retro_gather_distributed(Retro *r, TsError *err);
 #endif
 
 #endif

@@ -500,28 +500,47 @@ void retro_mpi_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 void retro_mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
 bool retro_mpi_all_ok(bool ok) { return !any_rank(!ok); }
 
+void retro_mpi_attach(Retro *r) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r->nranks);
+}
+
+/* The exchange's buffers and types of a run over the ranks of r; false when out of memory. */
+static bool dist_init(Dist *d, Retro *r) {
+  *d = (Dist){.r = r};
+  retro_mpi_attach(r);
+  d->np = r->nranks;
+  d->to = calloc((size_t)d->np, sizeof *d->to);
+  d->sc = calloc((size_t)d->np * 4, sizeof *d->sc);
+  if (!d->to || !d->sc) {
+    free(d->to);
+    free(d->sc);
+    return false;
+  }
+  d->rc = d->sc + d->np;
+  d->sd = d->rc + d->np;
+  d->rd = d->sd + d->np;
+  MPI_Type_contiguous((int)sizeof(Key), MPI_BYTE, &d->key_type);
+  MPI_Type_commit(&d->key_type);
+  MPI_Type_contiguous((int)sizeof(XRecord), MPI_BYTE, &d->rec_type);
+  MPI_Type_commit(&d->rec_type);
+  return true;
+}
+
+static void dist_free(Dist *d) {
+  for (int k = 0; k < d->np; k++) free(d->to[k].p);
+  MPI_Type_free(&d->key_type);
+  MPI_Type_free(&d->rec_type);
+  free(d->to);
+  free(d->sc);
+}
+
 int retro_run_distributed(Retro *r, TsError *err) {
   if (r->ranging)
     return ts_error_set(err, TS_ERR_USAGE, "enumerate", 0, 0,
                         "a distributed run takes a material without ranging pieces (R, B, L)");
-  Dist d = {.r = r};
-  MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &r->nranks);
-  d.np = r->nranks;
-  d.to = calloc((size_t)d.np, sizeof *d.to);
-  d.sc = calloc((size_t)d.np * 4, sizeof *d.sc);
-  if (!d.to || !d.sc) {
-    free(d.to);
-    free(d.sc);
-    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
-  }
-  d.rc = d.sc + d.np;
-  d.sd = d.rc + d.np;
-  d.rd = d.sd + d.np;
-  MPI_Type_contiguous((int)sizeof(Key), MPI_BYTE, &d.key_type);
-  MPI_Type_commit(&d.key_type);
-  MPI_Type_contiguous((int)sizeof(XRecord), MPI_BYTE, &d.rec_type);
-  MPI_Type_commit(&d.rec_type);
+  Dist d;
+  if (!dist_init(&d, r)) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   Buf packed = {0}, in = {0};
   uint64_t t0 = retro_now_ms();
   int rc = dist_mates(&d, &packed, &in, err);
@@ -533,18 +552,25 @@ int retro_run_distributed(Retro *r, TsError *err) {
   r->stats.records = sum_ranks(r->records);
   free(packed.p);
   free(in.p);
-  for (int k = 0; k < d.np; k++) free(d.to[k].p);
-  if (!rc) rc = gather_table(&d, err);
-  r->stats.table_bytes = r->cap * sizeof(XRecord);
   if (rc && r->over_limit)
     rc = ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
                       "rank %d: the table (%llu MB) cannot double within the memory ceiling of %llu MB (raise --mem, "
                       "or add ranks on other machines)",
                       r->rank, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
                       (unsigned long long)(r->opt.table_limit >> 20));
-  MPI_Type_free(&d.key_type);
-  MPI_Type_free(&d.rec_type);
-  free(d.to);
-  free(d.sc);
+  dist_free(&d);
+  return rc;
+}
+
+int retro_gather_distributed(Retro *r, TsError *err) {
+  Dist d;
+  bool ok = dist_init(&d, r);
+  if (agree_fail(ok ? TS_OK : TS_ERR_NOMEM)) {
+    if (ok) dist_free(&d);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
+  int rc = gather_table(&d, err);
+  r->stats.table_bytes = r->cap * sizeof(XRecord);
+  dist_free(&d);
   return rc;
 }

@@ -82,6 +82,9 @@ static const char ENUM_HELP[] =
     "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
     "                      PATH (the same database as one process): the shards must\n"
     "                      be on a folder every rank sees. --threads is per rank.\n"
+    "                      Each rank keeps its share of the table in\n"
+    "                      PATH.shard-RANK-table; --resume reads them when every\n"
+    "                      rank (the same number of ranks) has its own.\n"
     "                      Not for materials with R, B or L\n"
     "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
     "                      table of positions stops with a clear error (exit 3) rather\n"
@@ -637,7 +640,35 @@ static int enumerate_mpi(const EnumOpts *o) {
   if (rc) err = w.err;
   if (!rc) rc = retro_create(&o->mat, &ro, &r, &err);
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
-  rc = retro_run_distributed(r, &err);
+  /* each rank's share of the table after the layers: PATH.shard-RANK-table */
+  char ckpt[sizeof shard + 8];
+  snprintf(ckpt, sizeof ckpt, "%s-table", shard);
+  bool loaded = false;
+  if (o->resume) {
+    retro_mpi_attach(r);
+    TsError cerr;
+    int lrc = retro_checkpoint_load(r, ckpt, &cerr);
+    if (lrc != TS_OK && lrc != TS_ERR_NOTFOUND)
+      fprintf(stderr, "tsume enumerate: rank %d: %s: %s\n", rank, ckpt, cerr.msg);
+    /* all or none: the shares are one table */
+    loaded = retro_mpi_all_ok(lrc == TS_OK);
+    if (!loaded && lrc == TS_OK) retro_checkpoint_unload(r);
+    if (rank == 0)
+      fprintf(stderr, loaded ? "resuming: the table read from the %d ranks' checkpoints (%s, ...) in %.1f s\n"
+                             : "resuming: the table is made again (not every one of the %d ranks has a checkpoint)\n",
+              nranks, ckpt, (cli_now_ms() - t0) / 1000.0);
+  } else {
+    ckpt_remove(ckpt); /* of a database replaced or removed */
+  }
+  if (!loaded) {
+    rc = retro_run_distributed(r, &err);
+    if (!retro_mpi_all_ok(rc == 0)) goto fail;
+    TsError cerr;
+    if (retro_checkpoint_save(r, ckpt, &cerr))
+      fprintf(stderr, "tsume enumerate: rank %d: %s: %s; a resumed run will make the table again\n", rank, ckpt,
+              cerr.msg);
+  }
+  rc = retro_gather_distributed(r, &err);
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   t1 = cli_now_ms();
   /* this rank's problems into its shard */
@@ -670,6 +701,7 @@ static int enumerate_mpi(const EnumOpts *o) {
   }
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   unlink(shard);
+  ckpt_remove(ckpt); /* the run is whole: nothing to resume */
   {
     char slk[sizeof shard + 8];
     snprintf(slk, sizeof slk, "%s-lock", shard);
@@ -681,7 +713,7 @@ static int enumerate_mpi(const EnumOpts *o) {
     if (o->stats) {
       TsDbBulkStats bs;
       tsdb_bulk_stats(w.bulk, &bs);
-      print_stats(db, retro_stats(r), &bs, t0, t1, t2, false);
+      print_stats(db, retro_stats(r), &bs, t0, t1, t2, loaded);
       printf("mpi: %d ranks\n", nranks);
     }
     st = report_anomalies(retro_stats(r));

@@ -2,7 +2,8 @@
 # enumerate --mpi over 1, 2 and 3 ranks on this machine gives the database of
 # a single-process run (md5 of query --json) and the same --stats figures; no
 # shard is left; a material with a ranging piece is refused; a run whose rank
-# is killed stops, and --resume then gives the same database.
+# is killed stops, and --resume then gives the same database, from the ranks'
+# checkpoints of the table when every rank has one.
 # Skipped (exit 77) when tsume was built without MPI or mpirun is missing.
 T="$1"
 HAVE_MPI="$2"
@@ -71,4 +72,34 @@ done
 "$T" query --db "$tmp/s.mdb" --json >"$tmp/s.json"
 "$T" query --db "$tmp/k.mdb" --json | cmp -s - "$tmp/s.json" && ok "killed and resumed: the same S1N2 database" ||
   bad "killed and resumed S1N2 differs"
+# each rank keeps its share of the table once the layers are done (PATH.shard-RANK-table);
+# a run resumed with every share reads them instead of making the table again, and one
+# that lacks a share, or has another number of ranks, makes it again; the same database
+mck_run() { # a run killed as soon as both ranks' checkpoints are whole
+  rm -f "$tmp"/q.mdb*
+  $MPIRUN -np 2 "$T" enumerate --mpi --pieces S1N2 --db "$tmp/q.mdb" --threads 1 >/dev/null 2>&1 &
+  mp=$!
+  while { [ ! -e "$tmp/q.mdb.shard-0-table" ] || [ ! -e "$tmp/q.mdb.shard-1-table" ]; } && kill -0 $mp 2>/dev/null; do
+    sleep 0.01
+  done
+  pkill -9 -f "enumerate --mpi --pieces S1N2 --db $tmp/q.mdb"
+  wait $mp 2>/dev/null
+  [ -e "$tmp/q.mdb.shard-0-table" ] && [ -e "$tmp/q.mdb.shard-1-table" ] || { bad "no checkpoints seen beside the ranks"; return 1; }
+}
+mck_resume() { # name ranks expected-message
+  timeout 300 $MPIRUN -np "$2" "$T" enumerate --mpi --pieces S1N2 --db "$tmp/q.mdb" --threads 1 --resume >/dev/null 2>"$tmp/q.err" ||
+    { bad "$1: resume failed: $(tail -2 "$tmp/q.err")"; return; }
+  grep -q "$3" "$tmp/q.err" && ok "$1: $(grep "$3" "$tmp/q.err" | head -1 | sed "s|$tmp/||g")" ||
+    bad "$1: no \"$3\" in: $(grep -v '^[a-z]* *layer' "$tmp/q.err" | head -2)"
+  "$T" query --db "$tmp/q.mdb" --json | cmp -s - "$tmp/s.json" && ok "$1: the same S1N2 database" || bad "$1: database differs"
+  [ -z "$(ls "$tmp" | grep 'q.mdb.shard')" ] && ok "$1: no shard or checkpoint left" || bad "$1: left: $(ls "$tmp" | grep q.mdb.shard)"
+}
+mck_run && mck_resume "ranks' checkpoints" 2 "resuming: the table read from the 2 ranks' checkpoints"
+if mck_run; then
+  rm -f "$tmp/q.mdb.shard-1-table"
+  mck_resume "one rank's checkpoint missing" 2 "the table is made again (not every one of the 2 ranks"
+fi
+if mck_run; then
+  mck_resume "checkpoints of 2 ranks resumed over 3" 3 "of another rank or another number of ranks"
+fi
 summary
