@@ -110,6 +110,7 @@ typedef struct {
   uint64_t records;     /* extended positions holding them */
   uint64_t table_bytes;
   int table_dense;      /* the memory ceiling refused a doubling: the table filled past 60 % (to 90 % at most) */
+  int table_file;       /* and refused one again: the table went on in a file beside the database */
   uint64_t ms_mates, ms_layers;
   int last_layer;
   /* ranging pieces: positions in check whose only replies are drops (valued by

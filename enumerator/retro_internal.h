@@ -66,6 +66,11 @@ struct Retro {
   int rank, nranks;
   bool over_limit; /* the table would have passed opt.table_limit */
   bool dense;      /* a doubling was refused by opt.table_limit: the table fills up to 90 % */
+  /* past that, the table is a shared mapping of an unlinked file beside the
+   * database (tab_fd), which the system pages to disk; tab_errno: why a file
+   * could not take it */
+  bool tab_file;
+  int tab_fd, tab_errno;
   /* a table not allocated by retro_table.c (retro_mpi.c's shared one): released by tab_release */
   void *tab_owner;
   void (*tab_release)(Retro *r);

@@ -492,11 +492,13 @@ int retro_run(Retro *r, TsError *err) {
   r->stats.records = r->records;
   r->stats.table_bytes = r->cap * sizeof(XRecord);
   r->stats.table_dense = r->dense;
+  r->stats.table_file = r->tab_file;
   if (rc && r->over_limit)
-    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
+    return ts_error_set(err, TS_ERR_NOMEM, r->opt.spill_prefix ? r->opt.spill_prefix : "enumerate", 0, 0,
                         "the table of %llu positions (%llu MB, 90 %% full) cannot double within the memory ceiling of %llu MB "
-                        "(raise --mem, or spread the run over machines with --mpi)",
+                        "nor go on in a file beside the database: %s (raise --mem, free disk space, or spread the run "
+                        "over machines with --mpi)",
                         (unsigned long long)r->used, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
-                        (unsigned long long)(r->opt.table_limit >> 20));
+                        (unsigned long long)(r->opt.table_limit >> 20), strerror(r->tab_errno));
   return rc;
 }

@@ -554,10 +554,10 @@ int retro_run_distributed(Retro *r, TsError *err) {
   free(in.p);
   if (rc && r->over_limit)
     rc = ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0,
-                      "rank %d: the table (%llu MB) cannot double within the memory ceiling of %llu MB (raise --mem, "
-                      "or add ranks on other machines)",
+                      "rank %d: the table (%llu MB) cannot double within the memory ceiling of %llu MB nor go on in "
+                      "a file beside the shard: %s (raise --mem, free disk space, or add ranks on other machines)",
                       r->rank, (unsigned long long)(r->cap * sizeof(XRecord) >> 20),
-                      (unsigned long long)(r->opt.table_limit >> 20));
+                      (unsigned long long)(r->opt.table_limit >> 20), strerror(r->tab_errno));
   dist_free(&d);
   return rc;
 }

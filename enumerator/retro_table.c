@@ -13,10 +13,14 @@
  * bound"). The phases read it concurrently and insert only between phases.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "encode.h"
 #include "retro_internal.h"
@@ -287,9 +291,70 @@ static void tab_unmap(XRecord *tab, uint64_t cap) {
   if (tab) munmap(tab, (size_t)cap * sizeof(XRecord));
 }
 
-void retro_table_free_mem(Retro *r) {
+/* The table's memory given back (and its file closed, which frees its disk space). */
+static void table_release(Retro *r) {
   tab_unmap(r->tab, r->cap);
+  if (r->tab_file) close(r->tab_fd);
+  r->tab_file = false;
+}
+
+void retro_table_free_mem(Retro *r) {
+  table_release(r);
   r->tab = NULL;
+}
+
+/*
+ * Past the memory ceiling (a doubling refused once already, the table filled
+ * to 90 %): the table of nc slots as a shared mapping of an unlinked file
+ * beside the database, "<spill_prefix>.table-XXXXXX", so the system keeps in
+ * memory what fits and pages the rest to disk. The file's blocks are
+ * allocated first, so a full disk is an error here and not a fault on a
+ * later store. The first time the table is copied into the file; after that
+ * the file and its mapping are extended. NULL when there is no folder to
+ * spill to or the file cannot be made (r->tab_errno says why).
+ */
+static XRecord *tab_to_file(Retro *r, uint64_t nc) {
+  size_t len = (size_t)r->cap * sizeof(XRecord), nlen = (size_t)nc * sizeof(XRecord);
+  if (!r->opt.spill_prefix) {
+    r->tab_errno = ENOMEM;
+    return NULL;
+  }
+  int fd = r->tab_fd;
+  if (!r->tab_file) {
+    char name[4096];
+    snprintf(name, sizeof name, "%s.table-XXXXXX", r->opt.spill_prefix);
+    fd = mkstemp(name);
+    if (fd < 0) {
+      r->tab_errno = errno;
+      return NULL;
+    }
+    unlink(name);
+  }
+  int e = posix_fallocate(fd, 0, (off_t)nlen);
+  if (e) {
+    if (!r->tab_file) close(fd);
+    r->tab_errno = e;
+    return NULL;
+  }
+  void *m;
+  if (r->tab_file) {
+    m = mremap(r->tab, len, nlen, MREMAP_MAYMOVE);
+  } else {
+    m = mmap(NULL, nlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m != MAP_FAILED) {
+      memcpy(m, r->tab, len);
+      tab_unmap(r->tab, r->cap);
+    }
+  }
+  if (m == MAP_FAILED) {
+    r->tab_errno = errno;
+    if (!r->tab_file) close(fd);
+    return NULL;
+  }
+  madvise(m, nlen, MADV_RANDOM); /* every look-up lands on a random slot: no read-ahead */
+  r->tab_fd = fd;
+  r->tab_file = true;
+  return m;
 }
 
 static int table_alloc(Retro *r, uint64_t cap) {
@@ -303,7 +368,7 @@ static int table_alloc(Retro *r, uint64_t cap) {
 int retro_table_reset(Retro *r, uint64_t cap) {
   XRecord *t = tab_map(cap);
   if (!t) return TS_ERR_NOMEM;
-  tab_unmap(r->tab, r->cap);
+  table_release(r);
   r->tab = t;
   r->cap = cap;
   r->records = r->used = 0;
@@ -367,16 +432,21 @@ static int aside_push(Aside *a, const XRecord *x) {
  */
 static int table_grow(Retro *r) {
   uint64_t oc = r->cap, nc = 2 * oc;
-  if (r->opt.table_limit && nc * sizeof(XRecord) > r->opt.table_limit) {
+  XRecord *t;
+  if (r->tab_file || (r->opt.table_limit && nc * sizeof(XRecord) > r->opt.table_limit)) {
     if (!r->dense) {
       r->dense = true; /* no doubling: more records in these slots */
       return TS_OK;
     }
-    r->over_limit = true;
-    return TS_ERR_NOMEM;
+    t = tab_to_file(r, nc); /* past the ceiling: on in a file */
+    if (!t) {
+      r->over_limit = true;
+      return TS_ERR_NOMEM;
+    }
+  } else {
+    t = tab_extend(r->tab, oc);
+    if (!t) return TS_ERR_NOMEM;
   }
-  XRecord *t = tab_extend(r->tab, oc);
-  if (!t) return TS_ERR_NOMEM;
   r->tab = t;
   r->cap = nc;
   uint64_t mask = nc - 1, head = 0;

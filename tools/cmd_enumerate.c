@@ -87,8 +87,10 @@ static const char ENUM_HELP[] =
     "                      rank (the same number of ranks) has its own.\n"
     "                      Not for materials with R, B or L\n"
     "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
-    "                      table of positions stops with a clear error (exit 3) rather\n"
-    "                      than grow past 7/8 of it; the positions a phase gathers\n"
+    "                      table of positions takes up to 7/8 of it, then fills its\n"
+    "                      slots to 90 %, then goes on in an unlinked file beside PATH\n"
+    "                      that the system pages (slower; a disk that cannot take it\n"
+    "                      stops the run with exit 3); the positions a phase gathers\n"
     "                      before inserting them keep 1/8 in memory and spill the rest\n"
     "                      to unlinked files beside PATH; the sort of the records gets\n"
     "                      what the table leaves (at most --sort-mem) and spills too\n"
@@ -225,7 +227,10 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
          (t2 - t1) / 1000.0, (t2 - t0) / 1000.0);
   printf("mate positions %llu; table: %llu positions in %llu extended positions (%.1f MB%s)\n",
          (unsigned long long)st->mates, (unsigned long long)st->entries, (unsigned long long)st->records,
-         st->table_bytes / 1048576.0, st->table_dense ? ", filled past 60 % under --mem" : "");
+         st->table_bytes / 1048576.0,
+         st->table_file    ? ", past --mem: in a file beside the database"
+         : st->table_dense ? ", filled past 60 % under --mem"
+                           : "");
   printf("positions per layer (all sub-materials): ");
   for (int n = 1; n <= st->last_layer + 1 && n <= RETRO_MAX_LEN; n++)
     printf("%s%d:%llu", n > 1 ? " " : "", n, layer_positions(st, n));
