@@ -155,8 +155,6 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
     why = "of another rank or another number of ranks";
   else if (!h.cap || (h.cap & (h.cap - 1)) || h.records > h.cap || h.cap > ((uint64_t)1 << 40))
     why = "damaged (its table's size)";
-  else if (r->opt.table_limit && h.cap * sizeof(XRecord) > r->opt.table_limit)
-    why = "larger than the memory ceiling (--mem)";
   if (why) {
     fclose(f);
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: %s", why);
@@ -170,9 +168,9 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
     fclose(f);
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: cut short");
   }
-  if ((rc = retro_table_reset(r, h.cap)) != TS_OK) {
+  if ((rc = retro_table_reset(r, h.cap)) != TS_OK) { /* past --mem: in a file beside the database */
     fclose(f);
-    return ts_error_set(err, rc, path, 0, 0, "table checkpoint not used: out of memory for its %llu MB",
+    return ts_error_set(err, rc, path, 0, 0, "table checkpoint not used: no room for its %llu MB (memory, or past --mem the disk)",
                         (unsigned long long)(h.cap * sizeof(XRecord) >> 20));
   }
   int cut = ck_read(f, r->tab, (size_t)h.cap * sizeof(XRecord), &sum);
@@ -186,6 +184,7 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
   r->used = h.used;
   r->records = h.records;
   r->stats = st;
+  r->stats.table_file = r->tab_file; /* where this run holds it */
   r->dense = st.table_dense;
   memcpy(r->count, counts, sizeof counts);
   return TS_OK;

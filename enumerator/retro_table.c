@@ -303,55 +303,76 @@ void retro_table_free_mem(Retro *r) {
   r->tab = NULL;
 }
 
+/* A new unlinked file beside the database with its blocks for len bytes
+ * reserved (a full disk fails here, not on a later store): its descriptor, or
+ * -1 (r->tab_errno says why). */
+static int tab_file_new(Retro *r, size_t len) {
+  if (!r->opt.spill_prefix) {
+    r->tab_errno = ENOMEM;
+    return -1;
+  }
+  char name[4096];
+  snprintf(name, sizeof name, "%s.table-XXXXXX", r->opt.spill_prefix);
+  int fd = mkstemp(name);
+  if (fd < 0) {
+    r->tab_errno = errno;
+    return -1;
+  }
+  unlink(name);
+  int e = posix_fallocate(fd, 0, (off_t)len);
+  if (e) {
+    close(fd);
+    r->tab_errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+/* A shared mapping of len bytes of fd, advised for random access; NULL on failure. */
+static XRecord *tab_file_map(Retro *r, int fd, size_t len) {
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) {
+    r->tab_errno = errno;
+    return NULL;
+  }
+  madvise(m, len, MADV_RANDOM); /* every look-up lands on a random slot: no read-ahead */
+  return m;
+}
+
 /*
  * Past the memory ceiling (a doubling refused once already, the table filled
  * to 90 %): the table of nc slots as a shared mapping of an unlinked file
  * beside the database, "<spill_prefix>.table-XXXXXX", so the system keeps in
- * memory what fits and pages the rest to disk. The file's blocks are
- * allocated first, so a full disk is an error here and not a fault on a
- * later store. The first time the table is copied into the file; after that
- * the file and its mapping are extended. NULL when there is no folder to
- * spill to or the file cannot be made (r->tab_errno says why).
+ * memory what fits and pages the rest to disk. The first time the table is
+ * copied into the file; after that the file and its mapping are extended.
+ * NULL when there is no folder to spill to or the file cannot be made or
+ * extended (r->tab_errno says why).
  */
 static XRecord *tab_to_file(Retro *r, uint64_t nc) {
   size_t len = (size_t)r->cap * sizeof(XRecord), nlen = (size_t)nc * sizeof(XRecord);
-  if (!r->opt.spill_prefix) {
-    r->tab_errno = ENOMEM;
-    return NULL;
-  }
-  int fd = r->tab_fd;
-  if (!r->tab_file) {
-    char name[4096];
-    snprintf(name, sizeof name, "%s.table-XXXXXX", r->opt.spill_prefix);
-    fd = mkstemp(name);
-    if (fd < 0) {
+  if (r->tab_file) {
+    int e = posix_fallocate(r->tab_fd, 0, (off_t)nlen);
+    if (e) {
+      r->tab_errno = e;
+      return NULL;
+    }
+    void *m = mremap(r->tab, len, nlen, MREMAP_MAYMOVE);
+    if (m == MAP_FAILED) {
       r->tab_errno = errno;
       return NULL;
     }
-    unlink(name);
+    madvise(m, nlen, MADV_RANDOM);
+    return m;
   }
-  int e = posix_fallocate(fd, 0, (off_t)nlen);
-  if (e) {
-    if (!r->tab_file) close(fd);
-    r->tab_errno = e;
+  int fd = tab_file_new(r, nlen);
+  if (fd < 0) return NULL;
+  XRecord *m = tab_file_map(r, fd, nlen);
+  if (!m) {
+    close(fd);
     return NULL;
   }
-  void *m;
-  if (r->tab_file) {
-    m = mremap(r->tab, len, nlen, MREMAP_MAYMOVE);
-  } else {
-    m = mmap(NULL, nlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m != MAP_FAILED) {
-      memcpy(m, r->tab, len);
-      tab_unmap(r->tab, r->cap);
-    }
-  }
-  if (m == MAP_FAILED) {
-    r->tab_errno = errno;
-    if (!r->tab_file) close(fd);
-    return NULL;
-  }
-  madvise(m, nlen, MADV_RANDOM); /* every look-up lands on a random slot: no read-ahead */
+  memcpy(m, r->tab, len);
+  tab_unmap(r->tab, r->cap);
   r->tab_fd = fd;
   r->tab_file = true;
   return m;
@@ -366,10 +387,25 @@ static int table_alloc(Retro *r, uint64_t cap) {
 }
 
 int retro_table_reset(Retro *r, uint64_t cap) {
-  XRecord *t = tab_map(cap);
-  if (!t) return TS_ERR_NOMEM;
-  table_release(r);
-  r->tab = t;
+  size_t len = (size_t)cap * sizeof(XRecord);
+  if (r->opt.table_limit && len > r->opt.table_limit) {
+    /* past the ceiling: in a file, as table_grow would have put it */
+    int fd = tab_file_new(r, len);
+    XRecord *t = fd < 0 ? NULL : tab_file_map(r, fd, len);
+    if (!t) {
+      if (fd >= 0) close(fd);
+      return TS_ERR_NOMEM;
+    }
+    table_release(r);
+    r->tab = t;
+    r->tab_fd = fd;
+    r->tab_file = true;
+  } else {
+    XRecord *t = tab_map(cap);
+    if (!t) return TS_ERR_NOMEM;
+    table_release(r);
+    r->tab = t;
+  }
   r->cap = cap;
   r->records = r->used = 0;
   memset(r->count, 0, sizeof r->count);

@@ -99,6 +99,15 @@ if ck_run; then
   printf '\011' | dd of="$tmp/c.mdb-table" bs=1 seek=28 conv=notrunc 2>/dev/null # a piece count of the header
   ck_resume "checkpoint of another material" "of another material or other rules; the table is made again"
 fi
+# a checkpoint larger than the resumed run's ceiling is read into a table in a file beside the database
+if ck_run; then
+  "$T" enumerate --pieces $MAT --db "$tmp/c.mdb" --batch 2000 --resume --mem 1 --stats >"$tmp/c.out" 2>"$tmp/c.err" ||
+    bad "--mem 1 resume failed: $(tail -1 "$tmp/c.err")"
+  grep -q "resuming: the table (.*) read from" "$tmp/c.err" && grep -q "past --mem: in a file beside the database" "$tmp/c.out" &&
+    "$T" query --db "$tmp/c.mdb" --json | cmp -s - "$tmp/ref.txt" &&
+    ok "checkpoint past --mem 1: read into a table in a file, the same database" ||
+    bad "checkpoint past --mem 1: $(grep 'table:' "$tmp/c.out") $(tail -1 "$tmp/c.err")"
+fi
 # a fresh run (--force) does not take up a checkpoint left beside the file it replaces
 if ck_run; then
   "$T" enumerate --pieces $MAT --db "$tmp/c.mdb" --batch 2000 --force >/dev/null 2>"$tmp/c.err"
