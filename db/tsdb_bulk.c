@@ -25,6 +25,12 @@
 /* entries gathered before they are compressed into a run */
 #define RUN_BUF ((size_t)1 << 20)
 #define RUN_ZSTD_LEVEL 1
+/* a 128 KB window (level 1 would take 512 KB): each run read back in the merge
+ * holds one, and a run of many runs under a small --sort-mem holds them all */
+#define RUN_ZSTD_WINDOW_LOG 17
+/* a run's read buffers: compressed in, decompressed out */
+#define RUN_IN_BUF ((size_t)32 << 10)
+#define RUN_OUT_BUF ((size_t)64 << 10)
 /* Sorted entries are read in an order unrelated to the arena's: each is
  * prefetched this many entries ahead. */
 #define PREFETCH_AHEAD 16
@@ -119,6 +125,10 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
     if (!b->opt.mem_limit) b->opt.mem_limit = (size_t)1 << 30;
     if (!b->opt.batch) b->opt.batch = 20000;
     b->cap = b->opt.batch;
+    /* the two batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
+    size_t fit = b->opt.mem_limit / 16 / sizeof(TsRecord);
+    if (fit < 1000) fit = 1000;
+    if (b->cap > fit) b->cap = fit;
     b->batch = calloc(b->cap, sizeof *b->batch);
     b->batch2 = calloc(b->cap, sizeof *b->batch2);
   }
@@ -332,7 +342,8 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
   size_t out_cap = ZSTD_CStreamOutSize();
   uint8_t *in = malloc(RUN_BUF), *out = malloc(out_cap);
   ZSTD_CCtx *cz = ZSTD_createCCtx();
-  if (!run->f || !in || !out || !cz || ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_compressionLevel, RUN_ZSTD_LEVEL))) {
+  if (!run->f || !in || !out || !cz || ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_compressionLevel, RUN_ZSTD_LEVEL)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_windowLog, RUN_ZSTD_WINDOW_LOG))) {
     if (run->f) fclose(run->f);
     else close(fd);
     free(in);
@@ -421,8 +432,8 @@ static int spill_run(TsDbBulk *b) {
 
 /* Buffers of a run about to be read back. */
 static int run_open_read(TsDbBulk *b, Run *run) {
-  run->zin_cap = ZSTD_DStreamInSize();
-  run->out_cap = ZSTD_DStreamOutSize();
+  run->zin_cap = RUN_IN_BUF;
+  run->out_cap = RUN_OUT_BUF;
   run->zin = malloc(run->zin_cap);
   run->out = malloc(run->out_cap);
   run->dz = ZSTD_createDCtx();

@@ -41,7 +41,8 @@
 typedef struct {
   size_t mem_limit;  /* bytes of the two arenas and their offsets: an arena is spilled as a run
                         at half of it (while the other fills); 0 = 1 GiB */
-  size_t batch;      /* records per write transaction; 0 = 20000 */
+  size_t batch;      /* records per write transaction; 0 = 20000; fewer when mem_limit is small
+                      * (the two batches of records take at most an eighth of it, 1,000 at least) */
   uint64_t skip;     /* the first `skip` records in key order are already stored */
   /* called after every 2^20 records in key order (written or skipped), with
    * that number and the number added; may be NULL */
