@@ -13,6 +13,7 @@
 #include "tsdb_bulk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -333,7 +334,7 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
   }
   char name[4096];
   snprintf(name, sizeof name, "%s.sort-XXXXXX", b->path);
-  int fd = mkstemp(name);
+  int fd = mkostemp(name, O_CLOEXEC);
   if (fd < 0) return run_io_error(b, err, "create");
   unlink(name); /* freed by the system however the process ends */
   Run *run = &b->runs[b->nruns];

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "retro_internal.h"
@@ -159,6 +160,14 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
     fclose(f);
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: %s", why);
   }
+  /* the file's size first, so that one cut short does not take a table's room (past --mem, its disk) */
+  struct stat sb = {0};
+  uint64_t want_size = sizeof h + sizeof(RetroStats) + sizeof r->count + h.cap * sizeof(XRecord);
+  if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size != want_size) {
+    fclose(f);
+    return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: %s",
+                        (uint64_t)sb.st_size < want_size ? "cut short" : "longer than its table");
+  }
   uint64_t stored = h.sum;
   h.sum = 0;
   uint64_t sum = ck_sum(0, &h, sizeof h);
@@ -170,14 +179,14 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
   }
   if ((rc = retro_table_reset(r, h.cap)) != TS_OK) { /* past --mem: in a file beside the database */
     fclose(f);
-    return ts_error_set(err, rc, path, 0, 0, "table checkpoint not used: no room for its %llu MB (memory, or past --mem the disk)",
-                        (unsigned long long)(h.cap * sizeof(XRecord) >> 20));
+    return ts_error_set(err, rc, path, 0, 0, "table checkpoint not used: no room for its %llu MB (memory, or past --mem the disk: %s)",
+                        (unsigned long long)(h.cap * sizeof(XRecord) >> 20), strerror(r->tab_errno));
   }
   int cut = ck_read(f, r->tab, (size_t)h.cap * sizeof(XRecord), &sum);
   int extra = !cut && fgetc(f) != EOF;
   fclose(f);
   if (cut || extra || sum != stored) {
-    if (retro_table_reset(r, 1 << 16)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
+    if (retro_table_reset(r, TABLE_START)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: %s",
                         cut ? "cut short" : extra ? "longer than its table" : "damaged (checksum)");
   }
@@ -191,7 +200,7 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
 }
 
 void retro_checkpoint_unload(Retro *r) {
-  if (retro_table_reset(r, (uint64_t)1 << 16)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
+  if (retro_table_reset(r, TABLE_START)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
   r->records = r->used = 0;
   memset(r->count, 0, sizeof r->count);
   memset(&r->stats, 0, sizeof r->stats);

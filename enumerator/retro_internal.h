@@ -89,6 +89,9 @@ typedef struct __attribute__((packed)) {
 /* Records the table holds before it doubles: 60 % of its slots, or 90 % once
  * the memory ceiling (opt.table_limit) has refused a doubling (longer probe
  * runs, slower look-ups, but the run goes on). */
+/* The table's slots when a run starts. */
+#define TABLE_START ((uint64_t)1 << 16)
+
 static inline uint64_t table_most(const Retro *r) { return r->cap * (r->dense ? 9 : 6) / 10; }
 
 /* Table slots handed to a worker thread at a time (layers, classification). */

@@ -540,7 +540,11 @@ int retro_run_distributed(Retro *r, TsError *err) {
     return ts_error_set(err, TS_ERR_USAGE, "enumerate", 0, 0,
                         "a distributed run takes a material without ranging pieces (R, B, L)");
   Dist d;
-  if (!dist_init(&d, r)) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  bool ok = dist_init(&d, r);
+  if (agree_fail(ok ? TS_OK : TS_ERR_NOMEM)) {
+    if (ok) dist_free(&d);
+    return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
+  }
   Buf packed = {0}, in = {0};
   uint64_t t0 = retro_now_ms();
   int rc = dist_mates(&d, &packed, &in, err);
@@ -550,6 +554,7 @@ int retro_run_distributed(Retro *r, TsError *err) {
   r->stats.ms_layers = retro_now_ms() - t1;
   r->stats.entries = sum_ranks(r->used);
   r->stats.records = sum_ranks(r->records);
+  r->stats.table_dense = r->dense; /* this rank's share (its checkpoint keeps it) */
   free(packed.p);
   free(in.p);
   if (rc && r->over_limit)
@@ -571,6 +576,7 @@ int retro_gather_distributed(Retro *r, TsError *err) {
   }
   int rc = gather_table(&d, err);
   r->stats.table_bytes = r->cap * sizeof(XRecord);
+  r->stats.table_file = 0; /* the gathered table is in memory the machine's ranks share */
   dist_free(&d);
   return rc;
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static int spill_out(SpillList *l) {
   if (!l->f) {
     char name[4096];
     snprintf(name, sizeof name, "%s.spill-XXXXXX", l->prefix);
-    int fd = mkstemp(name);
+    int fd = mkostemp(name, O_CLOEXEC);
     if (fd < 0) return TS_ERR_IO;
     unlink(name); /* freed by the system however the process ends */
     l->f = fdopen(fd, "w+b");

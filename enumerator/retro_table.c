@@ -313,7 +313,7 @@ static int tab_file_new(Retro *r, size_t len) {
   }
   char name[4096];
   snprintf(name, sizeof name, "%s.table-XXXXXX", r->opt.spill_prefix);
-  int fd = mkstemp(name);
+  int fd = mkostemp(name, O_CLOEXEC);
   if (fd < 0) {
     r->tab_errno = errno;
     return -1;
@@ -388,8 +388,9 @@ static int table_alloc(Retro *r, uint64_t cap) {
 
 int retro_table_reset(Retro *r, uint64_t cap) {
   size_t len = (size_t)cap * sizeof(XRecord);
-  if (r->opt.table_limit && len > r->opt.table_limit) {
-    /* past the ceiling: in a file, as table_grow would have put it */
+  if (r->opt.table_limit && len > r->opt.table_limit && cap > TABLE_START) {
+    /* past the ceiling: in a file, as table_grow would have put it (the
+     * starting table is in memory whatever the ceiling, as retro_create makes it) */
     int fd = tab_file_new(r, len);
     XRecord *t = fd < 0 ? NULL : tab_file_map(r, fd, len);
     if (!t) {
@@ -556,7 +557,7 @@ int retro_create(const Material *m, const RetroOptions *o, Retro **out, TsError 
   r->ranging = m->count[LANCE] || m->count[BISHOP] || m->count[ROOK];
   r->nranks = 1;
   r->king_step = 1;
-  if (table_alloc(r, 1 << 16)) {
+  if (table_alloc(r, TABLE_START)) {
     retro_free(r);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   }

@@ -707,6 +707,19 @@ static int enumerate_mpi(const EnumOpts *o) {
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   unlink(shard);
   ckpt_remove(ckpt); /* the run is whole: nothing to resume */
+  /* and what a run before over more ranks left: their shards and shares of the table */
+  for (int k = nranks; rank == 0; k++) {
+    char old[sizeof ckpt + 16], tab[sizeof old + 8], side[sizeof old + 8];
+    snprintf(old, sizeof old, "%s.shard-%d", o->path, k);
+    snprintf(tab, sizeof tab, "%s-table", old);
+    if (access(old, F_OK) != 0 && access(tab, F_OK) != 0) break;
+    unlink(old);
+    ckpt_remove(tab);
+    snprintf(side, sizeof side, "%s-lock", old);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-writer", old);
+    unlink(side);
+  }
   {
     char slk[sizeof shard + 8];
     snprintf(slk, sizeof slk, "%s-lock", shard);

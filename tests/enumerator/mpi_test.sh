@@ -75,16 +75,23 @@ done
 # each rank keeps its share of the table once the layers are done (PATH.shard-RANK-table);
 # a run resumed with every share reads them instead of making the table again, and one
 # that lacks a share, or has another number of ranks, makes it again; the same database
-mck_run() { # a run killed as soon as both ranks' checkpoints are whole
-  rm -f "$tmp"/q.mdb*
-  $MPIRUN -np 2 "$T" enumerate --mpi --pieces S1N2 --db "$tmp/q.mdb" --threads 1 >/dev/null 2>&1 &
-  mp=$!
-  while { [ ! -e "$tmp/q.mdb.shard-0-table" ] || [ ! -e "$tmp/q.mdb.shard-1-table" ]; } && kill -0 $mp 2>/dev/null; do
-    sleep 0.01
+mck_run() { # [ranks] a run killed as soon as every rank's checkpoint is whole (tried again when it ends first)
+  np=${1:-2}
+  for attempt in 1 2 3 4 5; do
+    rm -f "$tmp"/q.mdb*
+    $MPIRUN -np $np "$T" enumerate --mpi --pieces S1N2 --db "$tmp/q.mdb" --threads 1 >/dev/null 2>&1 &
+    mp=$!
+    while kill -0 $mp 2>/dev/null; do
+      n=$(ls "$tmp" | grep -c '^q\.mdb\.shard-[0-9]*-table$')
+      [ "$n" -ge $np ] && break
+      sleep 0.01
+    done
+    pkill -9 -f "enumerate --mpi --pieces S1N2 --db $tmp/q.mdb"
+    wait $mp 2>/dev/null
+    [ "$(ls "$tmp" | grep -c '^q\.mdb\.shard-[0-9]*-table$')" -ge $np ] && return 0
   done
-  pkill -9 -f "enumerate --mpi --pieces S1N2 --db $tmp/q.mdb"
-  wait $mp 2>/dev/null
-  [ -e "$tmp/q.mdb.shard-0-table" ] && [ -e "$tmp/q.mdb.shard-1-table" ] || { bad "no checkpoints seen beside the ranks"; return 1; }
+  bad "no checkpoints seen beside the $np ranks in 5 runs"
+  return 1
 }
 mck_resume() { # name ranks expected-message
   timeout 300 $MPIRUN -np "$2" "$T" enumerate --mpi --pieces S1N2 --db "$tmp/q.mdb" --threads 1 --resume >/dev/null 2>"$tmp/q.err" ||
@@ -101,5 +108,8 @@ if mck_run; then
 fi
 if mck_run; then
   mck_resume "checkpoints of 2 ranks resumed over 3" 3 "of another rank or another number of ranks"
+fi
+if mck_run 3; then
+  mck_resume "checkpoints of 3 ranks resumed over 2 (the third one's shard and share removed at the end)" 2 "the table is made again"
 fi
 summary
