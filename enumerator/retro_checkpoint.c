@@ -186,7 +186,7 @@ int retro_checkpoint_load(Retro *r, const char *path, TsError *err) {
   int extra = !cut && fgetc(f) != EOF;
   fclose(f);
   if (cut || extra || sum != stored) {
-    if (retro_table_reset(r, TABLE_START)) memset(r->tab, 0, (size_t)r->cap * sizeof(XRecord));
+    retro_checkpoint_unload(r);
     return ts_error_set(err, TS_ERR_DB, path, 0, 0, "table checkpoint not used: %s",
                         cut ? "cut short" : extra ? "longer than its table" : "damaged (checksum)");
   }
