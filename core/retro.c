@@ -22,10 +22,51 @@ void retro_apply(const Position *pos, const UnMove *u, Position *prev) {
  * no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
  * the mover's king is not in check after m.
  */
-static bool prev_ok(const Position *pos, const UnMove *u, Position *prev) {
+/* Would the opponent of the mover (pos->side) be in check in the predecessor?
+ * Answered on pos, without making the predecessor: the mover's pieces but the
+ * one on `to` with the predecessor's occupancy, and the moved piece on its
+ * origin. The opponent's king does not move in an un-move of the mover; a
+ * piece put back on `to` is the opponent's own. */
+static bool prev_checks_opp(const Position *pos, const UnMove *u) {
+  Color opp = pos->side, mover = color_flip(opp);
+  Square ek = pos->king[opp];
+  if (ek == SQ_NONE) return false;
+  Move m = u->move;
+  Square to = move_to(m);
+  Bitboard occ = pos_occupied(pos);
+  if (!u->captured) occ &= ~BB_SQ[to];
+  if (!move_is_drop(m)) {
+    Square from = move_from(m);
+    occ |= BB_SQ[from];
+    Piece now = pos->board[to];
+    PieceType t = piece_type(move_is_promote(m) ? (Piece)(now - PT_PROMOTE) : now);
+    if (bb_test(bb_attacks(mover, t, from, occ), ek)) return true;
+  }
+  return (pos_attackers_to(pos, ek, mover, occ) & ~BB_SQ[to]) != 0;
+}
+
+/* Is the mover in check in the predecessor? Answered on pos like
+ * prev_checks_opp: the opponent's pieces with the predecessor's occupancy, and
+ * the piece put back on `to`; the mover's king on the origin if it moved. */
+static bool prev_checks_mover(const Position *pos, const UnMove *u) {
+  Color opp = pos->side, mover = color_flip(opp);
+  Square k = pos->king[mover];
+  Move m = u->move;
+  Square to = move_to(m);
+  if (k == to) k = move_from(m); /* a king's un-move (never a drop) */
+  if (k == SQ_NONE) return false;
+  Bitboard occ = pos_occupied(pos);
+  if (!u->captured) occ &= ~BB_SQ[to];
+  if (!move_is_drop(m)) occ |= BB_SQ[move_from(m)];
+  if (u->captured && bb_test(bb_attacks(opp, piece_type(u->captured), to, occ), k)) return true;
+  return pos_attackers_to(pos, k, opp, occ) != 0;
+}
+
+static bool prev_ok(const Position *pos, const UnMove *u, Position *prev, bool checked) {
+  if (prev_checks_opp(pos, u)) return false;
+  if (checked && !prev_checks_mover(pos, u)) return false;
   retro_apply(pos, u, prev);
   Color opp = pos->side;
-  if (pos_checkers_of(prev, opp)) return false;
   Move m = u->move;
   if (u->captured && piece_type(u->captured) == PAWN) {
     Bitboard pawns = pos_pieces(prev, opp, PAWN) & BB_FILE[sq_file(move_to(m))];
@@ -40,17 +81,17 @@ static bool prev_ok(const Position *pos, const UnMove *u, Position *prev) {
   return true;
 }
 
-static void try_add(const Position *pos, UnMoveList *l, UnMove u) {
+static void try_add(const Position *pos, UnMoveList *l, UnMove u, bool checked) {
   if (l->size >= MAX_UNMOVES) return;
   Position tmp, *prev = l->prev ? &l->prev[l->size] : &tmp;
-  if (prev_ok(pos, &u, prev)) l->u[l->size++] = u;
+  if (prev_ok(pos, &u, prev, checked)) l->u[l->size++] = u;
 }
 
-static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsigned kinds) {
+static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsigned kinds, bool checked) {
   Color mover = color_flip(pos->side), opp = pos->side;
   Square to = move_to(m);
   UnMove u = {m, PIECE_NONE};
-  try_add(pos, l, u);
+  try_add(pos, l, u, checked);
   if (move_is_drop(m)) return;
   Hand h = pos->hand[mover];
   for (int t = PAWN; t <= GOLD; t++) {
@@ -60,7 +101,7 @@ static void add_with_captures(const Position *pos, UnMoveList *l, Move m, unsign
       PieceType ct = pr ? pt_promote((PieceType)t) : (PieceType)t;
       if (!pr && dead_on(opp, ct, to)) continue;
       u.captured = piece_make(opp, ct);
-      try_add(pos, l, u);
+      try_add(pos, l, u, checked);
     }
   }
 }
@@ -71,7 +112,17 @@ void retro_generate_kinds(const Position *pos, UnMoveList *l, unsigned kinds) {
   retro_generate_to(pos, l, kinds, BB_ALL);
 }
 
+static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask, bool checked);
+
 void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
+  generate(pos, l, kinds, to_mask, false);
+}
+
+void retro_generate_checked(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
+  generate(pos, l, kinds, to_mask, true);
+}
+
+static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask, bool checked) {
   Color mover = color_flip(pos->side);
   l->size = 0;
   Bitboard occ = pos_occupied(pos);
@@ -82,13 +133,13 @@ void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitbo
     Piece p = pos->board[to];
     PieceType t = piece_type(p);
     /* un-drop */
-    if (t <= GOLD) add_with_captures(pos, l, move_make_drop(t, to, mover), kinds);
+    if (t <= GOLD) add_with_captures(pos, l, move_make_drop(t, to, mover), kinds, checked);
     /* moved as the same kind: from squares that reach `to` */
     Bitboard from = bb_attacks(color_flip(mover), t, to, occ) & empty;
     while (from) {
       Square f = bb_pop(&from);
       /* a promotable piece that did not promote: it must not be dead on `to` (it is not) */
-      add_with_captures(pos, l, move_make(f, to, false, p), kinds);
+      add_with_captures(pos, l, move_make(f, to, false, p), kinds, checked);
     }
     /* promoted on this move */
     if (pt_is_promoted(t)) {
@@ -97,7 +148,7 @@ void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitbo
       Bitboard fr = bb_attacks(color_flip(mover), b, to, occ) & empty;
       while (fr) {
         Square f = bb_pop(&fr);
-        if (bb_test(BB_ZONE[mover], f) || bb_test(BB_ZONE[mover], to)) add_with_captures(pos, l, move_make(f, to, true, bp), kinds);
+        if (bb_test(BB_ZONE[mover], f) || bb_test(BB_ZONE[mover], to)) add_with_captures(pos, l, move_make(f, to, true, bp), kinds, checked);
       }
     }
   }

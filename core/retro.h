@@ -38,6 +38,9 @@ void retro_generate(const Position *pos, UnMoveList *list);
 void retro_generate_kinds(const Position *pos, UnMoveList *list, unsigned uncapture_kinds);
 /* The same, limited to the un-moves of the pieces standing on to_mask. */
 void retro_generate_to(const Position *pos, UnMoveList *list, unsigned uncapture_kinds, Bitboard to_mask);
+/* retro_generate_to, keeping only the predecessors in which the mover is in
+ * check (the un-moves of a side that answered a check). */
+void retro_generate_checked(const Position *pos, UnMoveList *list, unsigned uncapture_kinds, Bitboard to_mask);
 /* prev = the predecessor of pos by the un-move u (keys and checkers set). */
 void retro_apply(const Position *pos, const UnMove *u, Position *prev);
 

@@ -148,7 +148,11 @@ static void defender_prev(LayerWorker *w, const Position *q, const UnMove *um) {
 
 /* Un-moves of the pieces of x on to_mask; new positions go to w->out. */
 static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) {
-  retro_generate_to(x, &w->ul, w->defender ? w->kinds : ~0u, to_mask);
+  /* a defender layer's candidates answer a check (defender_prev) */
+  if (w->defender)
+    retro_generate_checked(x, &w->ul, w->kinds, to_mask);
+  else
+    retro_generate_to(x, &w->ul, ~0u, to_mask);
   for (int j = 0; j < w->ul.size; j++) {
     if (w->defender)
       defender_prev(w, &w->ul.prev[j], &w->ul.u[j]);

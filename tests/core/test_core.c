@@ -299,6 +299,21 @@ static long check_retro(Position *pos) {
       }
       n++;
     }
+    /* the checked generation keeps exactly the predecessors with the mover in check */
+    static UnMoveList ck;
+    retro_generate_checked(pos, &ck, ~0u, BB_ALL);
+    int in_check = 0, k = 0;
+    for (int j = 0; j < ul.size; j++) {
+      Position prev;
+      retro_apply(pos, &ul.u[j], &prev);
+      if (!prev.checkers) continue;
+      in_check++;
+      assert_true(k < ck.size);
+      assert_int_equal(ck.u[k].move, ul.u[j].move);
+      assert_int_equal(ck.u[k].captured, ul.u[j].captured);
+      k++;
+    }
+    assert_int_equal(ck.size, in_check);
     if (!found) {
       char sf[SFEN_MAX], mv[8];
       sfen_write(&before, sf, sizeof sf);
