@@ -70,12 +70,35 @@ int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
   return TS_OK;
 }
 
+/* pos_encode of pos_mirror(pos), read off pos: the mirrored squares ascend as
+ * the files descend (ranks ascending within a file). */
+static size_t encode_mirrored(const Position *pos, uint8_t *out) {
+  size_t n = 0;
+  out[n++] = (uint8_t)pos->side;
+  Bitboard occ = pos_occupied(pos);
+  for (int f = 9; f >= 1; f--) {
+    unsigned bits = (unsigned)(occ >> (9 * (f - 1))) & 0x1ff;
+    while (bits) {
+      Square s = sq_make(f, __builtin_ctz(bits) + 1);
+      bits &= bits - 1;
+      out[n++] = (uint8_t)sq_mirror(s);
+      out[n++] = pos->board[s];
+    }
+  }
+  out[n++] = 0xFF;
+  for (int c = 0; c < COLOR_NB; c++) {
+    uint32_t v = hand_pack21(pos->hand[c]);
+    out[n++] = (uint8_t)(v >> 16);
+    out[n++] = (uint8_t)(v >> 8);
+    out[n++] = (uint8_t)v;
+  }
+  return n;
+}
+
 size_t pos_canonical_sym(const Position *pos, uint8_t *out, bool *mirrored, bool *symmetric) {
   uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
-  Position m;
   size_t na = pos_encode(pos, a);
-  pos_mirror(pos, &m);
-  size_t nb = pos_encode(&m, b);
+  size_t nb = encode_mirrored(pos, b);
   size_t k = na < nb ? na : nb;
   int c = memcmp(a, b, k);
   bool take_b = c > 0 || (c == 0 && nb < na);

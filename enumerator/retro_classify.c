@@ -162,6 +162,15 @@ static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
 static bool line_leftover(Cls *c, const Position *pos, int v);
 
 static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
+  if (v == 0 && pos->side == BLACK) {
+    /* m mates: what the attacker holds after it (line_leftover of the mate) */
+    Hand h = pos->hand[BLACK];
+    if (move_is_drop(m))
+      h = hand_sub(h, move_drop_type(m));
+    else if (pos->board[move_to(m)])
+      h = hand_add(h, pt_demote(piece_type(pos->board[move_to(m)])));
+    return h != 0;
+  }
   Position q = *pos;
   Undo u;
   pos_do_move(&q, m, &u);

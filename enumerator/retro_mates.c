@@ -116,9 +116,9 @@ static bool fast_mate(const Position *pos, Square k) {
 
 static void mate_store(MateGen *g, Position *q) {
   if (nifu(q)) return;
+  /* the key reads the board, the king and the attacker's hand only (the
+   * defender holds the rest): no keys or defender's hand to make */
   q->side = WHITE;
-  pos_give_remaining(q, WHITE);
-  pos_finish_setup(q);
   Key k = retro_key_of(q);
   int rc = retro_spill_push(&g->out, &k);
   if (rc) g->rc = rc;
