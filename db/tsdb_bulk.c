@@ -124,7 +124,7 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
   if (b) {
     b->opt = *o;
     if (!b->opt.mem_limit) b->opt.mem_limit = (size_t)1 << 30;
-    if (!b->opt.batch) b->opt.batch = 20000;
+    if (!b->opt.batch) b->opt.batch = 5000;
     b->cap = b->opt.batch;
     /* the two batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
     size_t fit = b->opt.mem_limit / 16 / sizeof(TsRecord);

@@ -11,7 +11,7 @@
  * made from one thread at a time (the bulk's own threads are joined before
  * tsdb_bulk_finish and tsdb_bulk_free return).
  *
- *   TsDbBulkOptions o = {.mem_limit = 1024u << 20, .batch = 20000};
+ *   TsDbBulkOptions o = {.mem_limit = 1024u << 20, .batch = 5000};
  *   tsdb_bulk_resume_point(db, &o.skip, &err);      // records already written
  *   TsDbBulk *b;
  *   tsdb_bulk_create(db, "g2p1.mdb", &o, &b, &err);
@@ -41,7 +41,7 @@
 typedef struct {
   size_t mem_limit;  /* bytes of the two arenas and their offsets: an arena is spilled as a run
                         at half of it (while the other fills); 0 = 1 GiB */
-  size_t batch;      /* records per write transaction; 0 = 20000; fewer when mem_limit is small
+  size_t batch;      /* records per write transaction; 0 = 5000; fewer when mem_limit is small
                       * (the two batches of records take at most an eighth of it, 1,000 at least) */
   uint64_t skip;     /* the first `skip` records in key order are already stored */
   /* called after every 2^20 records in key order (written or skipped), with

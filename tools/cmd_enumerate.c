@@ -63,7 +63,7 @@ static const char ENUM_HELP[] =
     "                      database size\n"
     "  --threads N         worker threads (default: the number of processors); the\n"
     "                      database is the same whatever the number\n"
-    "  --batch N           records per write transaction (default 20000)\n"
+    "  --batch N           records per write transaction (default 5000)\n"
     "  --sort-mem MB       memory for sorting the records before they are written\n"
     "                      (default 1024); beyond it sorted runs go to unlinked\n"
     "                      files beside PATH and are merged at the end\n"
@@ -266,7 +266,7 @@ typedef struct {
 static int parse_options(int argc, char **argv, EnumOpts *o) {
   memset(o, 0, sizeof *o);
   o->max_moves = 31;
-  o->batch = 20000;
+  o->batch = 5000;
   o->sort_mb = 1024;
   o->solver_mb = RETRO_SOLVER_HASH_MB;
   o->threads = (uint64_t)cli_default_threads();
