@@ -582,6 +582,47 @@ static int by_len_purge(MDB_txn *txn, TsDb *db, MDB_val *key) {
   return rc;
 }
 
+/*
+ * The index entries of an appended batch: every key is beyond the stored
+ * ones, so each goes at the end of its length's list. They are put one length
+ * at a time, in key order, through one cursor: the pages of that list stay
+ * at hand, where a put per record in key order would go from list to list.
+ */
+static int by_len_append(MDB_txn *txn, TsDb *db, Batch *b) {
+  if (!b->n) return 0;
+  size_t *order = malloc(b->n * sizeof *order);
+  if (!order) return ENOMEM;
+  /* a counting sort by length, stable (key order within a length) */
+  uint16_t lo = UINT16_MAX, hi = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    uint16_t L = b->items[i].r->length;
+    if (L < lo) lo = L;
+    if (L > hi) hi = L;
+  }
+  size_t span = (size_t)hi - lo + 1;
+  size_t *start = calloc(span + 1, sizeof *start);
+  if (!start) {
+    free(order);
+    return ENOMEM;
+  }
+  for (size_t i = 0; i < b->n; i++) start[b->items[i].r->length - lo + 1]++;
+  for (size_t L = 1; L <= span; L++) start[L] += start[L - 1];
+  for (size_t i = 0; i < b->n; i++) order[start[b->items[i].r->length - lo]++] = i;
+  free(start);
+  MDB_cursor *c = NULL;
+  int rc = mdb_cursor_open(txn, db->by_len, &c);
+  for (size_t j = 0; j < b->n && !rc; j++) {
+    const TsRecord *r = b->items[order[j]].r;
+    uint8_t lk[2];
+    be16_put(lk, r->length);
+    MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
+    rc = mdb_cursor_put(c, &lkv, &kv, MDB_APPENDDUP);
+  }
+  if (c) mdb_cursor_close(c);
+  free(order);
+  return rc;
+}
+
 static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) {
   Batch *b = ctx;
   int rc;
@@ -644,7 +685,8 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
       rc = 0;
     }
     if (rc) break;
-    if (!listed) {
+    /* appended, the index by length is written after the batch, a length at a time */
+    if (!listed && !append) {
       be16_put(lk, r->length);
       MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
       /* appending, the key is beyond every stored one, so beyond every
@@ -657,6 +699,7 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     rc = mdb_cursor_put(cur, &k, &v, append ? MDB_APPEND : 0);
   }
   mdb_cursor_close(cur);
+  if (!rc && append) rc = by_len_append(txn, db, b);
   if (rc) return rc;
   if ((rc = put_u64_add(txn, db, META_BATCHES, 1))) return rc;
   if ((rc = put_u64_add(txn, db, META_PUTS, b->puts))) return rc;
