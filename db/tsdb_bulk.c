@@ -52,6 +52,10 @@ typedef struct {
   uint8_t *zin, *out;
   size_t zin_len, zin_pos, out_len, out_pos, zin_cap, out_cap;
   bool zin_eof, frame_end; /* frame_end: the zstd frame was decoded to its end */
+  /* a run still in memory (f NULL): the sorted refs of an arena, read from mem_i on */
+  const uint8_t *mem_arena;
+  const SortRef *mem_refs;
+  size_t mem_n, mem_i;
   uint8_t e[ENTRY_MAX];
 } Run;
 
@@ -100,6 +104,7 @@ struct TsDbBulk {
   SpillJob sj;
   Run *runs;
   int nruns, runs_cap;
+  int mem_runs; /* of the runs, those still in memory (the last arena's, at the end) */
   uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
 };
@@ -323,15 +328,20 @@ static int run_compress(FILE *f, ZSTD_CCtx *cz, const uint8_t *in, size_t n, ZST
 }
 
 /* Sorts arena's entries and writes them as a new run (only one thread at a time). */
+/* Room for one more run. */
+static int runs_room(TsDbBulk *b, TsError *err) {
+  if (b->nruns < b->runs_cap) return TS_OK;
+  int nc = b->runs_cap ? 2 * b->runs_cap : 16;
+  Run *nr = realloc(b->runs, (size_t)nc * sizeof *nr);
+  if (!nr) return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
+  b->runs = nr;
+  b->runs_cap = nc;
+  return TS_OK;
+}
+
 static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
                        TsError *err) {
-  if (b->nruns == b->runs_cap) {
-    int nc = b->runs_cap ? 2 * b->runs_cap : 16;
-    Run *nr = realloc(b->runs, (size_t)nc * sizeof *nr);
-    if (!nr) return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
-    b->runs = nr;
-    b->runs_cap = nc;
-  }
+  if (runs_room(b, err)) return TS_ERR_NOMEM;
   char name[4096];
   snprintf(name, sizeof name, "%s.sort-XXXXXX", b->path);
   int fd = mkostemp(name, O_CLOEXEC);
@@ -433,6 +443,7 @@ static int spill_run(TsDbBulk *b) {
 
 /* Buffers of a run about to be read back. */
 static int run_open_read(TsDbBulk *b, Run *run) {
+  if (!run->f) return TS_OK; /* in memory */
   run->zin_cap = RUN_IN_BUF;
   run->out_cap = RUN_OUT_BUF;
   run->zin = malloc(run->zin_cap);
@@ -490,6 +501,14 @@ static long run_read(Run *run, uint8_t *dst, size_t n) {
 /* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
 static int run_next(TsDbBulk *b, Run *run) {
   uint8_t *e = run->e;
+  if (!run->f) {
+    if (run->mem_i == run->mem_n) return 0;
+    if (run->mem_i + PREFETCH_AHEAD < run->mem_n)
+      __builtin_prefetch(run->mem_arena + run->mem_refs[run->mem_i + PREFETCH_AHEAD].off);
+    const uint8_t *m = run->mem_arena + run->mem_refs[run->mem_i++].off;
+    memcpy(e, m, entry_size(m));
+    return 1;
+  }
   long got = run_read(run, e, 1);
   if (got == 0) return 0;
   if (got == 1) {
@@ -610,28 +629,55 @@ int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err) {
   return rc;
 }
 
+typedef struct {
+  SortRef *refs;
+  size_t n;
+  const uint8_t *arena;
+} SortJob;
+
+static void *sort_job(void *arg) {
+  SortJob *j = arg;
+  sort_refs(j->refs, j->n, j->arena, SORT_DEPTH);
+  return NULL;
+}
+
+/* The last arena's refs as a run in memory (no file), merged with the others. */
+static int add_mem_run(TsDbBulk *b, const SortRef *refs, size_t n) {
+  if (!n) return TS_OK;
+  if (runs_room(b, b->err)) return TS_ERR_NOMEM;
+  Run *run = &b->runs[b->nruns++];
+  memset(run, 0, sizeof *run);
+  run->mem_arena = b->arena;
+  run->mem_refs = refs;
+  run->mem_n = n;
+  b->mem_runs++;
+  return TS_OK;
+}
+
+/*
+ * The end: the arena being filled is not spilled but sorted in two halves at
+ * once (a thread of its own for one), and its halves are merged from memory
+ * with the runs on disk.
+ */
 static int finish(TsDbBulk *b) {
   int rc = sorter_wait(b);
   if (rc) return rc;
-  if (b->nruns) {
-    rc = b->noffs ? spill_arena(b, b->arena, b->arena_len, b->offs, b->noffs, b->err) : TS_OK;
-    free(b->arena);
-    free(b->offs);
-    free(b->arena2);
-    free(b->offs2);
-    b->arena = b->arena2 = NULL;
-    b->offs = b->offs2 = NULL;
-    b->arena_cap = b->offs_cap = b->arena2_cap = b->offs2_cap = 0;
-    b->arena_len = b->noffs = 0;
-    return rc ? rc : merge_runs(b);
-  }
-  if (b->noffs) sort_refs(b->offs, b->noffs, b->arena, SORT_DEPTH); /* offs is NULL when empty */
-  for (size_t i = 0; i < b->noffs; i++) {
-    if (i + PREFETCH_AHEAD < b->noffs) __builtin_prefetch(b->arena + b->offs[i + PREFETCH_AHEAD].off);
-    int rc = emit(b, b->arena + b->offs[i].off);
-    if (rc) return rc;
-  }
-  return flush_all(b);
+  free(b->arena2);
+  free(b->offs2);
+  b->arena2 = NULL;
+  b->offs2 = NULL;
+  b->arena2_cap = b->offs2_cap = 0;
+  if (!b->noffs && !b->nruns) return flush_all(b);
+  size_t half = b->noffs / 2;
+  SortJob job = {b->offs, half, b->arena};
+  pthread_t t;
+  bool threaded = half >= 4096 && pthread_create(&t, NULL, sort_job, &job) == 0;
+  if (!threaded) sort_job(&job);
+  if (b->noffs > half) sort_refs(b->offs + half, b->noffs - half, b->arena, SORT_DEPTH);
+  if (threaded) pthread_join(t, NULL);
+  rc = add_mem_run(b, b->offs, half);
+  if (!rc) rc = add_mem_run(b, b->offs + half, b->noffs - half);
+  return rc ? rc : merge_runs(b);
 }
 
 int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
@@ -647,7 +693,7 @@ int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
 void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->added = b->seen;
   st->written = b->written;
-  st->runs = b->nruns;
+  st->runs = b->nruns - b->mem_runs;
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
 }
@@ -659,7 +705,7 @@ void tsdb_bulk_free(TsDbBulk *b) {
   writer_wait(b);
   sorter_wait(b);
   for (int i = 0; i < b->nruns; i++) {
-    fclose(b->runs[i].f);
+    if (b->runs[i].f) fclose(b->runs[i].f);
     free(b->runs[i].zin);
     free(b->runs[i].out);
     ZSTD_freeDCtx(b->runs[i].dz);
