@@ -48,9 +48,20 @@ typedef struct {
   uint16_t slot[ORACLE_SLOTS]; /* index + 1 of a move, by hash */
 } ChildOracle;
 
+/* is_minimal's sub-problems already classified against a main line (the
+ * same sub-problem comes back for many problems: most often the record's
+ * fixed pieces alone, once its free piece is taken off). */
+typedef struct {
+  Key k;         /* the sub-problem's key as it stands (retro_key_plain); 0 empty */
+  uint64_t line; /* the main line it was held against, hashed with the comparison kind */
+  bool same;     /* a complete work with that line */
+} MinMemo;
+#define MIN_MEMO_BITS 12
+
 typedef struct {
   Retro *r;
   Solver *s;
+  MinMemo *memo;   /* the thread's (or NULL) */
   OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
   ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
 } Cls;
@@ -519,7 +530,44 @@ static void classify(Cls *c, const Position *start, int length, RetroProblem *pb
   classify_as(c, start, length, pb, NULL, 0, false);
 }
 
-/* Minimal: no single piece can go to the defender's hand leaving a complete work with the same line. */
+/* A main line hashed, with the comparison kind (compact: move_compact). */
+static uint64_t line_hash(const Move *line, int n, bool compact) {
+  uint64_t h = compact ? 0x9e3779b97f4a7c15ULL : 0x7f4a7c159e3779b9ULL;
+  for (int i = 0; i < n; i++) {
+    h ^= compact ? move_compact(line[i]) : line[i];
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+/* Is the sub-problem q (value pb->length) a complete work with pb's line
+ * (compact: compared as move_compact)? Asked of the thread's memo first. */
+static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool compact) {
+  MinMemo *e = NULL;
+  uint64_t lh = 0;
+  Key k = 0;
+  if (c->memo) {
+    k = retro_key_plain(q);
+    lh = line_hash(pb->line, pb->line_len, compact);
+    e = &c->memo[(key_hash(k) ^ lh) & ((1u << MIN_MEMO_BITS) - 1)];
+    if (e->k == k && e->line == lh) return e->same;
+  }
+  RetroProblem sub;
+  classify_as(c, q, pb->length, &sub, pb->line, pb->line_len, compact);
+  bool same = (sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len;
+  for (int i = 0; i < sub.line_len && same; i++)
+    same = compact ? move_compact(sub.line[i]) == move_compact(pb->line[i]) : sub.line[i] == pb->line[i];
+  if (e) *e = (MinMemo){k, lh, same};
+  return same;
+}
+
+/*
+ * Minimal: no single piece can go to the defender's hand leaving a complete
+ * work with the same line. Each candidate is first looked up by its key alone
+ * (board, king, attacker's hand): only one of the same value is made whole
+ * (the defender's hand, keys, checks) and classified.
+ */
 static bool is_minimal(Cls *cp, const RetroProblem *pb) {
   Cls sub_cls = *cp, *c = &sub_cls;
   c->oracle = NULL; /* the sub-problems are other positions */
@@ -529,33 +577,22 @@ static bool is_minimal(Cls *cp, const RetroProblem *pb) {
     if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
     Position q = *pos;
     q.hand[BLACK] = hand_sub(q.hand[BLACK], (PieceType)t);
+    if (value_of(r, &q) != pb->length) continue;
     pos_give_remaining(&q, WHITE);
     pos_finish_setup(&q);
-    int v = value_of(r, &q);
-    if (v != pb->length) continue;
-    RetroProblem sub;
-    classify_as(c, &q, v, &sub, pb->line, pb->line_len, false);
-    if ((sub.flags & RETRO_F_COMPLETE) && sub.line_len == pb->line_len &&
-        memcmp(sub.line, pb->line, sizeof(Move) * (size_t)pb->line_len) == 0)
-      return false;
+    if (sub_same(c, &q, pb, false)) return false;
   }
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
   while (occ) {
     Square s = bb_pop(&occ);
     Position q = *pos;
     pos_remove(&q, s);
+    if (value_of(r, &q) != pb->length) continue;
     q.hand[WHITE] = 0;
     pos_give_remaining(&q, WHITE);
     pos_finish_setup(&q);
     if (q.checkers || pos_checkers_of(&q, WHITE)) continue;
-    int v = value_of(r, &q);
-    if (v != pb->length) continue;
-    RetroProblem sub;
-    classify_as(c, &q, v, &sub, pb->line, pb->line_len, true);
-    if (!(sub.flags & RETRO_F_COMPLETE) || sub.line_len != pb->line_len) continue;
-    bool same = true;
-    for (int i = 0; i < sub.line_len && same; i++) same = move_compact(sub.line[i]) == move_compact(pb->line[i]);
-    if (same) return false;
+    if (sub_same(c, &q, pb, true)) return false;
   }
   return true;
 }
@@ -585,6 +622,7 @@ typedef struct {
   RetroProblem *pb; /* CLASSIFY_BATCH problems, handed to cb under one lock */
   int npb;
   OutEntry *cache;
+  MinMemo *memo;
   ChildOracle *oracle;
 } ClassifyWorker;
 
@@ -626,7 +664,7 @@ static void *classify_worker(void *arg) {
         if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
         if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
         if (by_record) w->oracle->s = sqs[k];
-        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->cache, by_record ? w->oracle : NULL};
+        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->memo, w->cache, by_record ? w->oracle : NULL};
         RetroProblem *pb = &w->pb[w->npb];
         classify(&c, &pos, len, pb);
         if (pb->flags & RETRO_F_COMPLETE)
@@ -653,13 +691,15 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
     ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
+    ws[t].memo = calloc((size_t)1 << MIN_MEMO_BITS, sizeof(MinMemo));
     ws[t].oracle = malloc(sizeof *ws[t].oracle);
     ws[t].pb = malloc(CLASSIFY_BATCH * sizeof *ws[t].pb);
-    if (!ws[t].cache || !ws[t].oracle || !ws[t].pb) stop = TS_ERR_NOMEM;
+    if (!ws[t].cache || !ws[t].memo || !ws[t].oracle || !ws[t].pb) stop = TS_ERR_NOMEM;
   }
   if (!stop) workers_run(nt, classify_worker, ws, sizeof *ws);
   for (int t = 0; t < nt; t++) {
     free(ws[t].cache);
+    free(ws[t].memo);
     free(ws[t].oracle);
     free(ws[t].pb);
   }

@@ -216,6 +216,9 @@ static inline int retro_owner(Key core, int nranks) {
 
 /* The canonical key of a position. */
 Key retro_key_of(const Position *pos);
+/* The key of a position as it stands (not mirrored to the canonical side):
+ * two positions have the same one only when they are the same. */
+Key retro_key_plain(const Position *pos);
 /* The record key of a position, its concrete key (*full, when not NULL) and
  * the square of its free piece. */
 Key retro_pos_split(const Position *pos, Key *full, Square *sq);

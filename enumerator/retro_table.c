@@ -91,6 +91,12 @@ Key retro_key_of(const Position *pos) {
   return key_head(pos, king) | key_pack(e, n, -1);
 }
 
+Key retro_key_plain(const Position *pos) {
+  unsigned e[SQ_NB];
+  int n = key_entries(pos, false, e);
+  return key_head(pos, pos->king[WHITE]) | key_pack(e, n, -1);
+}
+
 /* The free piece of a record: the farthest entry from the king, the later on a tie. */
 static int free_entry(const unsigned *e, int n, Square king) {
   int at = -1, far = -1;
