@@ -64,6 +64,12 @@ void pos_put(Position *pos, Square s, Piece p) {
   if (piece_type(p) == KING) pos->king[piece_color(p)] = s;
 }
 
+void pos_add(Position *pos, Square s, Piece p) {
+  pos_put(pos, s, p);
+  pos->board_key ^= ZOB_PSQ[s][p];
+  pos->checkers = pos_checkers_of(pos, pos->side);
+}
+
 void pos_remove(Position *pos, Square s) {
   Piece p = pos->board[s];
   if (!p) return;

@@ -44,6 +44,9 @@ typedef struct {
 void pos_clear(Position *pos);
 /* Puts p on an empty square s (set-up only; keys are fixed by pos_finish_setup). */
 void pos_put(Position *pos, Square s, Piece p);
+/* Puts p (not a king) on an empty square s of a finished position, its keys and
+ * checkers kept: the hands are the caller's (p comes from no hand). */
+void pos_add(Position *pos, Square s, Piece p);
 void pos_remove(Position *pos, Square s);
 /* Recomputes keys, kings and checkers after set-up edits. */
 void pos_finish_setup(Position *pos);

@@ -658,9 +658,19 @@ static void *classify_worker(void *arg) {
       int ns = retro_xr_squares(x, sqs);
       Piece f = (Piece)(x->core & 31);
       bool by_record = w->oracle && !r->ranging && !r->opt.concrete_unmoves && f != PIECE_NONE && ns >= 2;
+      Position base; /* by record: B, the fixed pieces; each problem is B + f on its square */
       for (int k = 0; k < ns; k++) {
         Position pos;
-        retro_key_decode(retro_xkey_join(x->core, sqs[k]), &pos);
+        if (by_record && k > 0) {
+          pos = base;
+          pos_add(&pos, sqs[k], f);
+        } else {
+          retro_key_decode(retro_xkey_join(x->core, sqs[k]), &pos);
+          if (by_record) {
+            base = pos;
+            retro_record_base(&base, sqs[0]);
+          }
+        }
         if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
         if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
         if (by_record) w->oracle->s = sqs[k];

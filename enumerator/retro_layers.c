@@ -384,10 +384,10 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     }
     record_defender(w, um, p, &kb, todo, f, sk);
   }
-  /* the un-moves of f itself, and those to the squares of conc, on each x(s) */
+  /* the un-moves of f itself, and those to the squares of conc, on each x(s) = B + f on s */
   for (int k = 0; k < ns && !w->rc; k++) {
-    Position x;
-    retro_key_decode(retro_xkey_join(rec->core, sqs[k]), &x);
+    Position x = b;
+    pos_add(&x, sqs[k], f);
     layer_position(w, &x, BB_SQ[sqs[k]] | conc);
   }
 }

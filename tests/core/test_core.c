@@ -325,6 +325,25 @@ static long check_retro(Position *pos) {
   return n;
 }
 
+/* pos_add keeps the keys and checkers that pos_finish_setup would make */
+static void test_pos_add(void **s) {
+  (void)s;
+  Position base;
+  load("4k4/9/4G4/9/9/9/9/9/9 w 2N 1", &base);
+  for (Square sq = 0; sq < SQ_NB; sq++) {
+    if (base.board[sq]) continue;
+    for (int c = 0; c < 2; c++) {
+      Piece p = piece_make((Color)c, SILVER);
+      Position a = base, b = base;
+      pos_add(&a, sq, p);
+      pos_put(&b, sq, p);
+      pos_finish_setup(&b);
+      assert_true(pos_equal(&a, &b));
+      assert_true(a.board_key == b.board_key && a.hand_key == b.hand_key && a.checkers == b.checkers);
+    }
+  }
+}
+
 static void test_retro_consistency(void **s) {
   (void)s;
   const char *sf[] = {UCHIFU, KNIGHTPRO, "8k/9/9/9/9/9/9/9/9 b 2G2S2N2P 1", "7nk/9/6NGS/9/9/9/9/9/9 w N 1",
@@ -481,6 +500,7 @@ int main(void) {
       cmocka_unit_test(test_uchifuzume_and_nonpromotion),
       cmocka_unit_test(test_give_remaining),
       cmocka_unit_test(test_validate_problem),
+      cmocka_unit_test(test_pos_add),
       cmocka_unit_test(test_retro_consistency),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);
