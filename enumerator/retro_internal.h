@@ -229,6 +229,8 @@ typedef struct {
   int n;
   Square king, ck;      /* the defender king's square, plain and canonical */
   int orient;           /* 0 plain, 1 mirrored, 2 decided by the entries (5th file) */
+  int dmax;             /* the entries' greatest distance to the king (-1: none) */
+  int lastmax[2];       /* per orientation, the last entry at that distance */
   Key head;
 } KeyBase;
 void retro_keybase_init(KeyBase *kb, const Position *base);

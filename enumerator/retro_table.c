@@ -141,14 +141,26 @@ void retro_keybase_init(KeyBase *kb, const Position *base) {
   kb->n = key_entries(base, false, kb->e[0]);
   key_entries(base, true, kb->e[1]);
   kb->head = key_head(base, kb->ck);
+  kb->dmax = -1;
+  kb->lastmax[0] = kb->lastmax[1] = -1;
+  /* distances do not depend on the orientation: the king is mirrored with the entries */
+  for (int i = 0; i < kb->n; i++) {
+    int d = sq_distance((Square)(kb->e[0][i] >> 5), k);
+    if (d > kb->dmax) kb->dmax = d;
+  }
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < kb->n; i++)
+      if (sq_distance((Square)(kb->e[o][i] >> 5), o ? m : k) == kb->dmax) kb->lastmax[o] = i;
 }
 
-/* Entries of the base in orientation o with (square s, piece f) merged in, in order. */
-static int kb_merge(const KeyBase *kb, int o, Square s, Piece f, unsigned out[SQ_NB]) {
+/* Entries of the base in orientation o with (square s, piece f) merged in, in
+ * order; *at: where the added entry went. */
+static int kb_merge(const KeyBase *kb, int o, Square s, Piece f, unsigned out[SQ_NB], int *at) {
   unsigned fe = ((unsigned)(o ? sq_mirror(s) : s) << 5) | (unsigned)f;
   const unsigned *e = kb->e[o];
   int n = 0, i = 0;
   for (; i < kb->n && e[i] < fe; i++) out[n++] = e[i];
+  *at = n;
   out[n++] = fe;
   for (; i < kb->n; i++) out[n++] = e[i];
   return n;
@@ -156,21 +168,33 @@ static int kb_merge(const KeyBase *kb, int o, Square s, Piece f, unsigned out[SQ
 
 Key retro_keybase_split(const KeyBase *kb, Square s, Piece f, Key *full, Square *sq) {
   unsigned e[SQ_NB];
-  int n;
-  if (kb->orient < 2) {
-    n = kb_merge(kb, kb->orient, s, f, e);
+  int n, o = kb->orient, fi;
+  if (o < 2) {
+    n = kb_merge(kb, o, s, f, e, &fi);
   } else {
     unsigned g[SQ_NB];
-    n = kb_merge(kb, 0, s, f, e);
-    kb_merge(kb, 1, s, f, g);
+    int gi;
+    n = kb_merge(kb, 0, s, f, e, &fi);
+    kb_merge(kb, 1, s, f, g, &gi);
+    o = 0;
     for (int i = 0; i < n; i++)
       if (e[i] != g[i]) {
-        if (g[i] < e[i]) memcpy(e, g, sizeof *e * (size_t)n);
+        if (g[i] < e[i]) {
+          memcpy(e, g, sizeof *e * (size_t)n);
+          fi = gi;
+          o = 1;
+        }
         break;
       }
   }
   if (full) *full = kb->head | key_pack(e, n, -1);
-  int at = free_entry(e, n, kb->ck);
+  /* free_entry of the merged entries, from the base's: the added piece when it
+   * is farther than every entry, or as far and later than the last such */
+  int df = sq_distance(s, kb->king), at;
+  if (df > kb->dmax || (df == kb->dmax && fi > kb->lastmax[o]))
+    at = fi;
+  else
+    at = kb->lastmax[o] + (kb->lastmax[o] >= fi);
   *sq = (Square)(e[at] >> 5);
   return kb->head | key_pack(e, n, at) | (Key)(e[at] & 31);
 }
