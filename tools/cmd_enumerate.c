@@ -69,13 +69,14 @@ static const char ENUM_HELP[] =
     "                      files beside PATH and are merged at the end\n"
     "  --solver-hash MB    with a ranging piece: the table of each thread's solver,\n"
     "                      which values the positions after drops (default 128)\n"
-    "  --store MODE        which problems are written: all (default), complete (the\n"
-    "                      complete works) or minimal (the minimal complete works).\n"
-    "                      The counts of every problem by length and flags are kept\n"
-    "                      in the database either way: `query --count` answers for\n"
-    "                      all of them; listings, export and verify see the stored\n"
-    "                      ones. Advisable beyond some 50 million problems (G4S1:\n"
-    "                      295 million, 19 GB with all, 144 million complete)\n"
+    "  --store MODE        which problems are written: all, complete (the complete\n"
+    "                      works) or minimal (the minimal complete works). Default:\n"
+    "                      all up to four pieces (at most 18 million problems, some\n"
+    "                      1.2 GB), complete from five (G4S1: 295 million problems,\n"
+    "                      19 GB with all; 144 million complete). The counts of\n"
+    "                      every problem by length and flags are kept in the\n"
+    "                      database either way: `query --count` answers for all of\n"
+    "                      them; listings, export and verify see the stored ones\n"
     "  --mpi               a distributed run, under mpirun (builds with MPI only):\n"
     "                      `mpirun -np N tsume enumerate --mpi --pieces G2S2 --db PATH`.\n"
     "                      The table is split over the ranks for the mates and layers;\n"
@@ -105,6 +106,8 @@ static const char ENUM_HELP[] =
 #define RULE_STORE_SHIFT 16
 
 enum { STORE_ALL, STORE_COMPLETE, STORE_MINIMAL };
+/* Without --store, sets of this many pieces and more store the complete works only. */
+#define STORE_COMPLETE_PIECES 5
 static const char *const STORE_NAMES[] = {"all", "complete", "minimal"};
 
 typedef struct {
@@ -270,7 +273,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
   o->sort_mb = 1024;
   o->solver_mb = RETRO_SOLVER_HASH_MB;
   o->threads = (uint64_t)cli_default_threads();
-  o->store = STORE_ALL;
+  o->store = -1; /* by the size of the set, once it is known */
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
   o->mem_mb = pages > 0 && psize > 0 ? ((uint64_t)pages * (uint64_t)psize >> 20) / 2 : 4096;
   static const struct option LONG[] = {
@@ -338,6 +341,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
 #endif
   TsError err;
   if (material_parse(o->spec, &o->mat, &err)) return cli_fail("enumerate", &err);
+  if (o->store < 0) o->store = material_total(&o->mat) >= STORE_COMPLETE_PIECES ? STORE_COMPLETE : STORE_ALL;
   snprintf(o->meta.material, sizeof o->meta.material, "%s", o->spec);
   o->meta.rule_options = (o->strict ? RULE_STRICT_LAST : 0) | (o->strict_alt ? RULE_STRICT_ALT : 0) |
                          ((uint32_t)o->max_moves << 8) | ((uint32_t)o->store << RULE_STORE_SHIFT);
