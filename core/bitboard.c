@@ -8,6 +8,7 @@ Bitboard BB_SQ[SQ_NB + 1];
 Bitboard BB_FILE[10];
 Bitboard BB_RANK[10];
 Bitboard BB_ZONE[COLOR_NB];
+uint8_t SQ_DIST[SQ_NB][SQ_NB];
 Bitboard STEP_ATTACKS[COLOR_NB][PT_NB][SQ_NB];
 Bitboard BETWEEN[SQ_NB][SQ_NB];
 Bitboard LINE[SQ_NB][SQ_NB];
@@ -43,6 +44,11 @@ void core_init(void) {
     BB_RANK[sq_rank(s)] |= BB_SQ[s];
   }
   BB_SQ[SQ_NONE] = 0;
+  for (Square a = 0; a < SQ_NB; a++)
+    for (Square b = 0; b < SQ_NB; b++) {
+      int df = abs(sq_file(a) - sq_file(b)), dr = abs(sq_rank(a) - sq_rank(b));
+      SQ_DIST[a][b] = (uint8_t)(df > dr ? df : dr);
+    }
   BB_ZONE[BLACK] = BB_RANK[1] | BB_RANK[2] | BB_RANK[3];
   BB_ZONE[WHITE] = BB_RANK[7] | BB_RANK[8] | BB_RANK[9];
 

@@ -15,6 +15,8 @@ extern Bitboard BB_SQ[SQ_NB + 1]; /* BB_SQ[SQ_NONE] = 0 */
 extern Bitboard BB_FILE[10];     /* index 1..9 */
 extern Bitboard BB_RANK[10];     /* index 1..9 */
 extern Bitboard BB_ZONE[COLOR_NB]; /* promotion zone of each colour */
+/* Chebyshev distance between two squares (king steps on an empty board). */
+extern uint8_t SQ_DIST[SQ_NB][SQ_NB];
 
 static inline Bitboard bb_sq(Square s) { return BB_SQ[s]; }
 static inline bool bb_test(Bitboard b, Square s) {

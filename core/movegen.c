@@ -169,6 +169,46 @@ static void filter_checks(const Position *pos, MoveList *l, int start, Square ek
 }
 
 /*
+ * The board moves of a side without a king (none pinned) that give check to
+ * ek, in gen_piece_moves's order: each piece's destinations are cut to the
+ * squares it checks from (its kind and its promoted kind, with its origin
+ * vacated), or to those off its line to the king when moving it uncovers a
+ * ranging piece (filter_checks's test, made per piece instead of per move).
+ */
+static void gen_piece_checks(const Position *pos, MoveList *l, Bitboard targets, Square ek) {
+  Color us = pos->side, them = color_flip(us);
+  Bitboard occ = pos_occupied(pos);
+  Bitboard disc = pos_blockers(pos, them, us) & pos->by_color[us];
+  for (Bitboard from_set = pos->by_color[us]; from_set;) {
+    Square from = bb_pop(&from_set);
+    Piece p = pos->board[from];
+    PieceType t = piece_type(p);
+    Bitboard att = bb_attacks(us, t, from, occ) & targets;
+    if (!att) continue;
+    Bitboard occf = occ & ~BB_SQ[from];
+    Bitboard uncover = bb_test(disc, from) ? BB_ALL & ~LINE[ek][from] : 0;
+    Bitboard chk = bb_attacks(them, t, ek, occf) | uncover;
+    if (!pt_can_promote(t)) {
+      att &= chk;
+      while (att) push(l, move_make(from, bb_pop(&att), false, p));
+      continue;
+    }
+    Bitboard chkp = bb_attacks(them, pt_promote(t), ek, occf) | uncover;
+    att &= chk | chkp;
+    bool from_zone = bb_test(BB_ZONE[us], from);
+    while (att) {
+      Square to = bb_pop(&att);
+      if (from_zone || bb_test(BB_ZONE[us], to)) {
+        if (bb_test(chkp, to)) push(l, move_make(from, to, true, p));
+        if (!must_promote(us, t, to) && bb_test(chk, to)) push(l, move_make(from, to, false, p));
+      } else if (bb_test(chk, to)) {
+        push(l, move_make(from, to, false, p));
+      }
+    }
+  }
+}
+
+/*
  * The legal moves that give check, in movegen_legal's order: the board moves
  * are generated and filtered; a drop checks only from a square its piece
  * would attack the king from, so the drops are generated on those alone.
@@ -188,10 +228,10 @@ void movegen_checks(const Position *pos, MoveList *l) {
     gen_king_moves(pos, l);
     gen_piece_moves(pos, l, pos->by_color[us] & ~BB_SQ[k], targets);
     filter_pinned(pos, l, 0);
+    filter_checks(pos, l, 0, ek);
   } else {
-    gen_piece_moves(pos, l, pos->by_color[us], targets);
+    gen_piece_checks(pos, l, targets, ek);
   }
-  filter_checks(pos, l, 0, ek);
   Hand h = pos->hand[us];
   Bitboard empty = BB_ALL & ~occ;
   for (int t = PAWN; t <= GOLD && h; t++) {

@@ -192,6 +192,25 @@ static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
   return line_leftover(c, &q, v);
 }
 
+/* The record key (and square) of the position after the attacker's move m
+ * of q, made on the board alone (no keys or checkers); q comes back as it was. */
+static Key split_after(Position *q, Move m, Square *sq) {
+  Hand h = q->hand[BLACK];
+  Piece cap;
+  pos_place_move(q, m, &cap);
+  if (move_is_drop(m))
+    q->hand[BLACK] = hand_sub(h, move_drop_type(m));
+  else if (cap)
+    q->hand[BLACK] = hand_add(h, pt_demote(piece_type(cap)));
+  Color side = q->side;
+  q->side = color_flip(side);
+  Key c = retro_pos_split(q, NULL, sq);
+  q->side = side;
+  q->hand[BLACK] = h;
+  pos_unplace_move(q, m, cap);
+  return c;
+}
+
 /*
  * Attacker to move, value V: a check of value V-1 (the shortest), preferring
  * one whose line ends with an empty hand. *nwithin counts the checks that mate
@@ -217,12 +236,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   if (in)
     for (int i = 0; i < l.size; i++) {
       at[i] = -1;
-      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i], &at[i])) {
-        Undo u;
-        pos_do_move(&q, l.moves[i], &u);
-        cores[i] = retro_pos_split(&q, NULL, &sqs[i]);
-        pos_undo_move(&q, l.moves[i], &u);
-      }
+      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i], &at[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
       if (at[i] < 0 || o->cc[at[i]].core != cores[i]) table_prefetch(c->r, cores[i]);
     }
   for (int i = 0; i < l.size; i++) {

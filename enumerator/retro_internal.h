@@ -98,12 +98,7 @@ static inline uint64_t table_most(const Retro *r) { return r->cap * (r->dense ? 
 #define LAYER_CHUNK 1024
 
 /* Chebyshev distance between two squares. */
-static inline int sq_distance(Square a, Square b) {
-  int df = sq_file(a) - sq_file(b), dr = sq_rank(a) - sq_rank(b);
-  if (df < 0) df = -df;
-  if (dr < 0) dr = -dr;
-  return df > dr ? df : dr;
-}
+static inline int sq_distance(Square a, Square b) { return SQ_DIST[a][b]; }
 
 static inline uint64_t key_hash(Key k) {
   uint64_t x = (uint64_t)k ^ ((uint64_t)(k >> 64) * 0x9e3779b97f4a7c15ULL);

@@ -25,16 +25,12 @@
 /* Is the material of pos, with piece f more on the board (PIECE_NONE: none),
  * inside the spec (each kind at most the spec count)? */
 static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
-  int cnt[PT_NB] = {0};
-  Bitboard occ = pos_occupied(pos);
-  while (occ) {
-    Piece p = pos->board[bb_pop(&occ)];
-    cnt[pt_demote(piece_type(p))]++;
-  }
-  if (f != PIECE_NONE) cnt[pt_demote(piece_type(f))]++;
+  PieceType ft = f != PIECE_NONE ? pt_demote(piece_type(f)) : PT_NONE;
   for (int t = PAWN; t <= GOLD; t++) {
-    cnt[t] += hand_count(pos->hand[BLACK], (PieceType)t);
-    if (cnt[t] > r->mat.count[t]) return false;
+    Bitboard on = pos->by_type[t];
+    if (pt_can_promote((PieceType)t)) on |= pos->by_type[pt_promote((PieceType)t)];
+    int n = bb_popcount(on) + hand_count(pos->hand[BLACK], (PieceType)t) + (ft == (PieceType)t);
+    if (n > r->mat.count[t]) return false;
   }
   return true;
 }
@@ -194,8 +190,7 @@ typedef struct GroupReplies {
 /* eval_defender of p with f put on s: -2 when a reply is not known. */
 static int eval_with(Retro *r, const Position *p, Square s, Piece f) {
   Position q = *p;
-  pos_put(&q, s, f);
-  pos_finish_setup(&q);
+  pos_add(&q, s, f); /* s is empty in p: f stood there in B's successor */
   int v = eval_defender(r, &q);
   return v < 0 ? -2 : v;
 }
