@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -53,10 +54,38 @@ struct TsDb {
   int dict_tries;
   bool dict_decided; /* meta holds a dictionary, or the empty "stay raw" marker */
   int zstd_level;
+  unsigned batches_since_drop; /* see drop_map_pages */
   char path[PATH_CAP];
 };
 
 /* ---- helpers ---- */
+
+/*
+ * A long run of write transactions reads the right edge of each tree through
+ * LMDB's map at each start, and those clean pages of the file stay mapped into
+ * the process: G2S2's 13.9 million records in batches of 5,000 left 600 MB of
+ * the file in the resident set. Every 16 batches the process's mapping of the
+ * file (found in /proc/self/maps by its inode: LMDB does not give its address)
+ * is dropped; the pages stay in the page cache and a later read maps them
+ * again, so the resident set shows the memory the process really holds.
+ */
+static void drop_map_pages(TsDb *db) {
+  if (++db->batches_since_drop < 16) return;
+  db->batches_since_drop = 0;
+  struct stat st;
+  if (stat(db->path, &st) != 0) return;
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi, ino;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perms, &ino) != 4) continue;
+    if (ino != (unsigned long)st.st_ino || perms[3] != 's') continue;
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+  }
+  fclose(f);
+}
 
 static void be16_put(uint8_t *p, unsigned v) {
   p[0] = (uint8_t)(v >> 8);
@@ -785,6 +814,7 @@ int tsdb_put_batch(TsDb *db, const TsRecord *records, size_t n, const void *chec
   for (;;) {
     if ((ts = batch_encode(db, &b, err))) goto done;
     ts = write_run(db, batch_body, &b, err);
+    if (!ts) drop_map_pages(db);
     if (b.dict_conflict) { /* re-encode with the dictionary stored meanwhile */
       b.new_dict = NULL;
       b.dict_conflict = false;
