@@ -22,6 +22,18 @@ Hand hand_unpack21(uint32_t v) {
   return h;
 }
 
+/* The end of a code from out[n] on: the 0xFF mark and both hands; the code's length. */
+static size_t encode_hands(const Position *pos, uint8_t *out, size_t n) {
+  out[n++] = 0xFF;
+  for (int c = 0; c < COLOR_NB; c++) {
+    uint32_t v = hand_pack21(pos->hand[c]);
+    out[n++] = (uint8_t)(v >> 16);
+    out[n++] = (uint8_t)(v >> 8);
+    out[n++] = (uint8_t)v;
+  }
+  return n;
+}
+
 size_t pos_encode(const Position *pos, uint8_t *out) {
   size_t n = 0;
   out[n++] = (uint8_t)pos->side;
@@ -31,14 +43,7 @@ size_t pos_encode(const Position *pos, uint8_t *out) {
     out[n++] = (uint8_t)s;
     out[n++] = pos->board[s];
   }
-  out[n++] = 0xFF;
-  for (int c = 0; c < COLOR_NB; c++) {
-    uint32_t v = hand_pack21(pos->hand[c]);
-    out[n++] = (uint8_t)(v >> 16);
-    out[n++] = (uint8_t)(v >> 8);
-    out[n++] = (uint8_t)v;
-  }
-  return n;
+  return encode_hands(pos, out, n);
 }
 
 int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
@@ -85,14 +90,7 @@ static size_t encode_mirrored(const Position *pos, uint8_t *out) {
       out[n++] = pos->board[s];
     }
   }
-  out[n++] = 0xFF;
-  for (int c = 0; c < COLOR_NB; c++) {
-    uint32_t v = hand_pack21(pos->hand[c]);
-    out[n++] = (uint8_t)(v >> 16);
-    out[n++] = (uint8_t)(v >> 8);
-    out[n++] = (uint8_t)v;
-  }
-  return n;
+  return encode_hands(pos, out, n);
 }
 
 size_t pos_canonical_sym(const Position *pos, uint8_t *out, bool *mirrored, bool *symmetric) {

@@ -14,14 +14,16 @@ void retro_apply(const Position *pos, const UnMove *u, Position *prev) {
   pos_unmove(prev, u->move, u->captured);
 }
 
-/*
- * The predecessor must be legal and m legal in it. By construction the piece
- * obeys its movement, the path is empty and a piece left unpromoted is not dead
- * on `to` (pos is legal). What remains: the side not to move in the predecessor
- * (the opponent of the mover) is not in check there, an uncaptured pawn makes
- * no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
- * the mover's king is not in check after m.
- */
+/* The occupied squares of the predecessor of pos by u: `to` empty unless a
+ * piece is put back there, the origin of a board move occupied. */
+static Bitboard prev_occupied(const Position *pos, const UnMove *u) {
+  Move m = u->move;
+  Bitboard occ = pos_occupied(pos);
+  if (!u->captured) occ &= ~BB_SQ[move_to(m)];
+  if (!move_is_drop(m)) occ |= BB_SQ[move_from(m)];
+  return occ;
+}
+
 /* Would the opponent of the mover (pos->side) be in check in the predecessor?
  * Answered on pos, without making the predecessor: the mover's pieces but the
  * one on `to` with the predecessor's occupancy, and the moved piece on its
@@ -33,11 +35,9 @@ static bool prev_checks_opp(const Position *pos, const UnMove *u) {
   if (ek == SQ_NONE) return false;
   Move m = u->move;
   Square to = move_to(m);
-  Bitboard occ = pos_occupied(pos);
-  if (!u->captured) occ &= ~BB_SQ[to];
+  Bitboard occ = prev_occupied(pos, u);
   if (!move_is_drop(m)) {
     Square from = move_from(m);
-    occ |= BB_SQ[from];
     Piece now = pos->board[to];
     PieceType t = piece_type(move_is_promote(m) ? (Piece)(now - PT_PROMOTE) : now);
     if (bb_test(bb_attacks(mover, t, from, occ), ek)) return true;
@@ -55,13 +55,19 @@ static bool prev_checks_mover(const Position *pos, const UnMove *u) {
   Square to = move_to(m);
   if (k == to) k = move_from(m); /* a king's un-move (never a drop) */
   if (k == SQ_NONE) return false;
-  Bitboard occ = pos_occupied(pos);
-  if (!u->captured) occ &= ~BB_SQ[to];
-  if (!move_is_drop(m)) occ |= BB_SQ[move_from(m)];
+  Bitboard occ = prev_occupied(pos, u);
   if (u->captured && bb_test(bb_attacks(opp, piece_type(u->captured), to, occ), k)) return true;
   return pos_attackers_to(pos, k, opp, occ) != 0;
 }
 
+/*
+ * The predecessor must be legal and m legal in it. By construction the piece
+ * obeys its movement, the path is empty and a piece left unpromoted is not dead
+ * on `to` (pos is legal). What remains: the side not to move in the predecessor
+ * (the opponent of the mover) is not in check there, an uncaptured pawn makes
+ * no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
+ * the mover's king is not in check after m.
+ */
 static bool prev_ok(const Position *pos, const UnMove *u, Position *prev, bool checked) {
   if (prev_checks_opp(pos, u)) return false;
   if (checked && !prev_checks_mover(pos, u)) return false;
@@ -112,16 +118,6 @@ void retro_generate_kinds(const Position *pos, UnMoveList *l, unsigned kinds) {
   retro_generate_to(pos, l, kinds, BB_ALL);
 }
 
-static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask, bool checked);
-
-void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
-  generate(pos, l, kinds, to_mask, false);
-}
-
-void retro_generate_checked(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
-  generate(pos, l, kinds, to_mask, true);
-}
-
 static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask, bool checked) {
   Color mover = color_flip(pos->side);
   l->size = 0;
@@ -152,4 +148,12 @@ static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboar
       }
     }
   }
+}
+
+void retro_generate_to(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
+  generate(pos, l, kinds, to_mask, false);
+}
+
+void retro_generate_checked(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask) {
+  generate(pos, l, kinds, to_mask, true);
 }

@@ -176,16 +176,17 @@ static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
 
 static bool line_leftover(Cls *c, const Position *pos, int v);
 
+/* The attacker's hand after its move m of pos: less a dropped piece, plus a captured one. */
+static Hand hand_after(const Position *pos, Move m) {
+  Hand h = pos->hand[BLACK];
+  if (move_is_drop(m)) return hand_sub(h, move_drop_type(m));
+  Piece cap = pos->board[move_to(m)];
+  return cap ? hand_add(h, pt_demote(piece_type(cap))) : h;
+}
+
 static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
-  if (v == 0 && pos->side == BLACK) {
-    /* m mates: what the attacker holds after it (line_leftover of the mate) */
-    Hand h = pos->hand[BLACK];
-    if (move_is_drop(m))
-      h = hand_sub(h, move_drop_type(m));
-    else if (pos->board[move_to(m)])
-      h = hand_add(h, pt_demote(piece_type(pos->board[move_to(m)])));
-    return h != 0;
-  }
+  /* m mates: what the attacker holds after it (line_leftover of the mate) */
+  if (v == 0 && pos->side == BLACK) return hand_after(pos, m) != 0;
   Position q = *pos;
   Undo u;
   pos_do_move(&q, m, &u);
@@ -195,13 +196,10 @@ static bool child_leftover(Cls *c, const Position *pos, Move m, int v) {
 /* The record key (and square) of the position after the attacker's move m
  * of q, made on the board alone (no keys or checkers); q comes back as it was. */
 static Key split_after(Position *q, Move m, Square *sq) {
-  Hand h = q->hand[BLACK];
+  Hand h = q->hand[BLACK], after = hand_after(q, m);
   Piece cap;
   pos_place_move(q, m, &cap);
-  if (move_is_drop(m))
-    q->hand[BLACK] = hand_sub(h, move_drop_type(m));
-  else if (cap)
-    q->hand[BLACK] = hand_add(h, pt_demote(piece_type(cap)));
+  q->hand[BLACK] = after;
   Color side = q->side;
   q->side = color_flip(side);
   Key c = retro_pos_split(q, NULL, sq);
