@@ -44,7 +44,6 @@ typedef struct {
   int n;
   Move mv[MAX_MOVES];
   KeyBase kb[MAX_MOVES];    /* B after mv[i] */
-  CoreCache cc[MAX_MOVES];  /* the records after mv[i] (most squares share one record key) */
   uint16_t slot[ORACLE_SLOTS]; /* index + 1 of a move, by hash */
 } ChildOracle;
 
@@ -63,7 +62,7 @@ typedef struct {
   Solver *s;
   MinMemo *memo;   /* the thread's (or NULL) */
   OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
-  ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
+  const ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
 } Cls;
 
 static unsigned oracle_hash(Move m) { return (unsigned)((m * 0x9e3779b1u) >> 22) & (ORACLE_SLOTS - 1); }
@@ -88,21 +87,18 @@ static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) 
     o->slot[h] = (uint16_t)(o->n + 1);
     o->mv[o->n] = m;
     retro_keybase_init(&o->kb[o->n], &q);
-    o->cc[o->n].core = 0;
     o->n++;
   }
 }
 
-/* The record key (and square) after check m of x(o->s) and the index of m in
- * the oracle (*at); false when the oracle does not know m. */
-static bool oracle_key(const ChildOracle *o, Move m, Key *core, Square *sq, int *at) {
+/* The record key (and square) after check m of x(o->s); false when the oracle does not know m. */
+static bool oracle_key(const ChildOracle *o, Move m, Key *core, Square *sq) {
   /* f moves, or is taken (f may be the defender's piece) */
   if ((!move_is_drop(m) && move_from(m) == o->s) || move_to(m) == o->s) return false;
   for (unsigned h = oracle_hash(m); o->slot[h]; h = (h + 1) & (ORACLE_SLOTS - 1)) {
     int i = o->slot[h] - 1;
     if (o->mv[i] != m) continue;
     *core = retro_keybase_split(&o->kb[i], o->s, o->f, NULL, sq);
-    *at = i;
     return true;
   }
   return false;
@@ -217,7 +213,7 @@ static Key split_after(Position *q, Move m, Square *sq) {
  * (positions of the material only). Only children one ply shorter are
  * followed, so the recursion through line_leftover ends.
  */
-static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates, ChildOracle *o) {
+static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates, const ChildOracle *o) {
   MoveList l;
   int vals[MAX_MOVES];
   movegen_checks(pos, &l);
@@ -230,18 +226,15 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
    * slots prefetched, then the look-ups (their cache misses overlap) */
   Key cores[MAX_MOVES];
   Square sqs[MAX_MOVES];
-  int at[MAX_MOVES];
   if (in)
     for (int i = 0; i < l.size; i++) {
-      at[i] = -1;
-      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i], &at[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
-      if (at[i] < 0 || o->cc[at[i]].core != cores[i]) table_prefetch(c->r, cores[i]);
+      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
+      table_prefetch(c->r, cores[i]);
     }
   for (int i = 0; i < l.size; i++) {
     int v;
     if (in) {
-      v = at[i] >= 0 ? core_cache_get(c->r, &o->cc[at[i]], cores[i], sqs[i])
-                     : table_get_split(c->r, cores[i], sqs[i]);
+      v = table_get_split(c->r, cores[i], sqs[i]);
       v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
     } else {
       Undo u;

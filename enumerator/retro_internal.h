@@ -129,47 +129,6 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return -1;
 }
 
-/*
- * The records of one record key, gathered by one probe of the table: the
- * positions of a base with the free piece on each of many squares (the
- * problems of one record, after the same move) share their record key, so
- * the family asks the table once and each square costs a bit test. Valid
- * while the table does not change.
- */
-#define CORE_CACHE_MAX 8
-typedef struct {
-  Key core; /* 0: empty */
-  int n;    /* records gathered; -1: more than CORE_CACHE_MAX (looked up directly) */
-  uint64_t lo[CORE_CACHE_MAX], hi[CORE_CACHE_MAX];
-} CoreCache;
-
-static inline void core_cache_fill(const Retro *r, CoreCache *cc, Key c) {
-  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
-  cc->core = c;
-  cc->n = 0;
-  for (; r->tab[i].core; i = (i + 1) & mask)
-    if (r->tab[i].core == c) {
-      if (cc->n == CORE_CACHE_MAX) {
-        cc->n = -1;
-        return;
-      }
-      cc->lo[cc->n] = r->tab[i].lo;
-      cc->hi[cc->n] = r->tab[i].hi;
-      cc->n++;
-    }
-}
-
-/* table_get_split through cc, gathered again when c is another key. */
-static inline int core_cache_get(const Retro *r, CoreCache *cc, Key c, Square sq) {
-  if (cc->core != c) core_cache_fill(r, cc, c);
-  if (cc->n < 0) return table_get_split(r, c, sq);
-  for (int k = 0; k < cc->n; k++) {
-    uint64_t bits = sq < 64 ? cc->lo[k] >> sq : cc->hi[k] >> (sq - 64);
-    if (bits & 1) return (int)(cc->hi[k] >> 48);
-  }
-  return -1;
-}
-
 /* Puts the concrete position (record key core, square sq) of value v in the
  * table from slot s on: into the first record of that key and value on the
  * run of slots, else a new record (*made) on the run's empty end. 1 placed,
