@@ -105,6 +105,8 @@ struct TsDbBulk {
   Run *runs;
   int nruns, runs_cap;
   int mem_runs; /* of the runs, those still in memory (the last arena's, at the end) */
+  int spilled_runs; /* runs the arenas made (merging some into one leaves their count) */
+  int merge_passes; /* runs made by merging runs, when more were spilled than can be read at once */
   uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
 };
@@ -133,7 +135,7 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
     b->cap = b->opt.batch;
     /* the two batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
     size_t fit = b->opt.mem_limit / 16 / sizeof(TsRecord);
-    if (fit < 1000) fit = 1000;
+    if (fit < 64) fit = 64;
     if (b->cap > fit) b->cap = fit;
     b->batch = calloc(b->cap, sizeof *b->batch);
     b->batch2 = calloc(b->cap, sizeof *b->batch2);
@@ -339,8 +341,26 @@ static int runs_room(TsDbBulk *b, TsError *err) {
   return TS_OK;
 }
 
-static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
-                       TsError *err) {
+/* A run being written: its entries gathered in `in`, compressed into the file. */
+typedef struct {
+  FILE *f;
+  ZSTD_CCtx *cz;
+  uint8_t *in, *out;
+  size_t n, out_cap;
+  uint64_t raw; /* entry bytes written */
+} RunWriter;
+
+static void runw_free(RunWriter *w) {
+  free(w->in);
+  free(w->out);
+  ZSTD_freeCCtx(w->cz);
+  w->in = w->out = NULL;
+  w->cz = NULL;
+}
+
+/* A new run (an unlinked file beside the database) as b->runs[b->nruns]. */
+static int runw_open(TsDbBulk *b, RunWriter *w, TsError *err) {
+  memset(w, 0, sizeof *w);
   if (runs_room(b, err)) return TS_ERR_NOMEM;
   char name[4096];
   snprintf(name, sizeof name, "%s.sort-XXXXXX", b->path);
@@ -350,45 +370,71 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
   Run *run = &b->runs[b->nruns];
   memset(run, 0, sizeof *run);
   run->f = fdopen(fd, "w+b");
-  size_t out_cap = ZSTD_CStreamOutSize();
-  uint8_t *in = malloc(RUN_BUF), *out = malloc(out_cap);
-  ZSTD_CCtx *cz = ZSTD_createCCtx();
-  if (!run->f || !in || !out || !cz || ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_compressionLevel, RUN_ZSTD_LEVEL)) ||
-      ZSTD_isError(ZSTD_CCtx_setParameter(cz, ZSTD_c_windowLog, RUN_ZSTD_WINDOW_LOG))) {
-    if (run->f) fclose(run->f);
-    else close(fd);
-    free(in);
-    free(out);
-    ZSTD_freeCCtx(cz);
+  w->out_cap = ZSTD_CStreamOutSize();
+  w->in = malloc(RUN_BUF);
+  w->out = malloc(w->out_cap);
+  w->cz = ZSTD_createCCtx();
+  if (!run->f || !w->in || !w->out || !w->cz ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(w->cz, ZSTD_c_compressionLevel, RUN_ZSTD_LEVEL)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(w->cz, ZSTD_c_windowLog, RUN_ZSTD_WINDOW_LOG))) {
+    if (run->f)
+      fclose(run->f);
+    else
+      close(fd);
+    run->f = NULL;
+    runw_free(w);
     return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
   }
   b->nruns++;
+  w->f = run->f;
   setvbuf(run->f, NULL, _IONBF, 0); /* written and read in blocks of its own */
-  if (noffs) sort_refs(offs, noffs, arena, SORT_DEPTH);
-  size_t n = 0;
-  int rc = 0;
-  for (size_t i = 0; i < noffs && !rc; i++) {
-    const uint8_t *e = arena + offs[i].off;
-    if (i + PREFETCH_AHEAD < noffs) __builtin_prefetch(arena + offs[i + PREFETCH_AHEAD].off);
-    size_t k = entry_size(e);
-    if (n + k > RUN_BUF) {
-      rc = run_compress(run->f, cz, in, n, ZSTD_e_continue, out, out_cap);
-      n = 0;
-    }
-    memcpy(in + n, e, k);
-    n += k;
+  return TS_OK;
+}
+
+/* One entry more at the run's end; -1 on a write error (errno). */
+static int runw_put(RunWriter *w, const uint8_t *e) {
+  size_t k = entry_size(e);
+  if (w->n + k > RUN_BUF) {
+    if (run_compress(w->f, w->cz, w->in, w->n, ZSTD_e_continue, w->out, w->out_cap)) return -1;
+    w->n = 0;
   }
-  if (!rc) rc = run_compress(run->f, cz, in, n, ZSTD_e_end, out, out_cap);
+  memcpy(w->in + w->n, e, k);
+  w->n += k;
+  w->raw += k;
+  return 0;
+}
+
+/* Ends the run (rc: an error met while writing it), its size on disk into
+ * *disk, and rewinds it for the merge. */
+static int runw_close(TsDbBulk *b, RunWriter *w, int rc, uint64_t *disk, TsError *err) {
+  if (!rc) rc = run_compress(w->f, w->cz, w->in, w->n, ZSTD_e_end, w->out, w->out_cap);
   int e = errno;
-  free(in);
-  free(out);
-  ZSTD_freeCCtx(cz);
+  runw_free(w);
   errno = e;
-  if (rc || fflush(run->f) != 0) return run_io_error(b, err, "write");
-  long disk = ftell(run->f);
-  if (disk < 0 || fseek(run->f, 0, SEEK_SET) != 0) return run_io_error(b, err, "rewind");
-  b->run_bytes += arena_len;
-  b->run_disk += (uint64_t)disk;
+  if (rc || fflush(w->f) != 0) return run_io_error(b, err, "write");
+  long at = ftell(w->f);
+  if (at < 0 || fseek(w->f, 0, SEEK_SET) != 0) return run_io_error(b, err, "rewind");
+  *disk = (uint64_t)at;
+  return TS_OK;
+}
+
+static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
+                       TsError *err) {
+  (void)arena_len;
+  RunWriter w;
+  int rc = runw_open(b, &w, err);
+  if (rc) return rc;
+  if (noffs) sort_refs(offs, noffs, arena, SORT_DEPTH);
+  for (size_t i = 0; i < noffs && !rc; i++) {
+    if (i + PREFETCH_AHEAD < noffs) __builtin_prefetch(arena + offs[i + PREFETCH_AHEAD].off);
+    rc = runw_put(&w, arena + offs[i].off);
+  }
+  uint64_t disk = 0;
+  rc = runw_close(b, &w, rc, &disk, err);
+  if (rc) return rc;
+  b->run_bytes += w.raw;
+  b->run_disk += disk;
+  b->spilled_runs++;
   return TS_OK;
 }
 
@@ -543,27 +589,88 @@ static void heap_down(const TsDbBulk *b, int *h, int n, int i) {
   }
 }
 
-/* Merges the runs into the database in key order. */
-static int merge_runs(TsDbBulk *b) {
-  int *h = malloc((size_t)b->nruns * sizeof *h), n = 0;
-  if (!h) return nomem(b);
-  int rc = TS_OK;
-  for (int i = 0; i < b->nruns && !rc; i++) rc = run_open_read(b, &b->runs[i]);
-  for (int i = 0; i < b->nruns && !rc; i++) {
-    int got = run_next(b, &b->runs[i]);
+/* A run read back holds its two buffers and a zstd stream with its 128 KB
+ * window: some 320 KB. */
+#define RUN_READ_BYTES ((size_t)320 << 10)
+
+/* Runs read at once by a merge: as many as half the sort's memory holds, at least 4. */
+static int merge_width(const TsDbBulk *b) {
+  size_t w = b->opt.mem_limit / 2 / RUN_READ_BYTES;
+  return w < 4 ? 4 : w > 4096 ? 4096 : (int)w;
+}
+
+static void run_close(Run *run) {
+  if (run->f) fclose(run->f);
+  free(run->zin);
+  free(run->out);
+  ZSTD_freeDCtx(run->dz);
+  memset(run, 0, sizeof *run);
+}
+
+/* The runs of h[0..n) merged in key order, each entry handed to put (the heap
+ * of run indices is made here); rc of the first failure. */
+static int merge_heap(TsDbBulk *b, int *h, int n, int (*put)(TsDbBulk *b, const uint8_t *e, void *ctx), void *ctx) {
+  int rc = TS_OK, m = 0;
+  for (int i = 0; i < n && !rc; i++) rc = run_open_read(b, &b->runs[h[i]]);
+  for (int i = 0; i < n && !rc; i++) {
+    int got = run_next(b, &b->runs[h[i]]);
     if (got < 0) rc = TS_ERR_IO;
-    else if (got) h[n++] = i;
+    else if (got) h[m++] = h[i];
   }
-  for (int i = n / 2 - 1; i >= 0; i--) heap_down(b, h, n, i);
-  while (n && !rc) {
+  for (int i = m / 2 - 1; i >= 0; i--) heap_down(b, h, m, i);
+  while (m && !rc) {
     Run *run = &b->runs[h[0]];
-    rc = emit(b, run->e);
+    rc = put(b, run->e, ctx);
     if (rc) break;
     int got = run_next(b, run);
     if (got < 0) rc = TS_ERR_IO;
-    else if (!got) h[0] = h[--n];
-    heap_down(b, h, n, 0);
+    else if (!got) h[0] = h[--m];
+    heap_down(b, h, m, 0);
   }
+  return rc;
+}
+
+static int put_run(TsDbBulk *b, const uint8_t *e, void *ctx) {
+  return runw_put(ctx, e) ? run_io_error(b, b->err, "write") : TS_OK;
+}
+
+/* The k file runs from runs[first] on merged into one run, which goes last
+ * (so the runs are merged a group at a time, as a tree, each entry read once
+ * a level). */
+static int merge_group(TsDbBulk *b, int first, int k) {
+  RunWriter w;
+  int rc = runw_open(b, &w, b->err); /* the new run at the end (runs may move) */
+  if (rc) return rc;
+  int *h = malloc((size_t)k * sizeof *h);
+  if (!h) rc = nomem(b);
+  for (int i = 0; i < k && !rc; i++) h[i] = first + i;
+  if (!rc) rc = merge_heap(b, h, k, put_run, &w);
+  free(h);
+  if (rc) { /* the new run stays among the runs, closed with them */
+    runw_free(&w);
+    return rc;
+  }
+  uint64_t disk = 0;
+  rc = runw_close(b, &w, TS_OK, &disk, b->err);
+  if (rc) return rc;
+  for (int i = first; i < first + k; i++) run_close(&b->runs[i]);
+  memmove(&b->runs[first], &b->runs[first + k], (size_t)(b->nruns - (first + k)) * sizeof *b->runs);
+  b->nruns -= k;
+  b->merge_passes++;
+  return TS_OK;
+}
+
+static int put_db(TsDbBulk *b, const uint8_t *e, void *ctx) {
+  (void)ctx;
+  return emit(b, e);
+}
+
+/* Merges the runs into the database in key order. */
+static int merge_runs(TsDbBulk *b) {
+  int *h = malloc((size_t)(b->nruns ? b->nruns : 1) * sizeof *h);
+  if (!h) return nomem(b);
+  for (int i = 0; i < b->nruns; i++) h[i] = i;
+  int rc = merge_heap(b, h, b->nruns, put_db, NULL);
   free(h);
   return rc ? rc : flush_all(b);
 }
@@ -668,6 +775,14 @@ static int finish(TsDbBulk *b) {
   b->offs2 = NULL;
   b->arena2_cap = b->offs2_cap = 0;
   if (!b->noffs && !b->nruns) return flush_all(b);
+  /* more runs than a merge reads at once (with the two in memory): the oldest
+   * ones are merged into one run, as often as it takes */
+  int width = merge_width(b);
+  while (b->nruns > width - 2 && !rc) {
+    int k = b->nruns - (width - 2) + 1;
+    rc = merge_group(b, 0, k < width ? k : width);
+  }
+  if (rc) return rc;
   size_t half = b->noffs / 2;
   SortJob job = {b->offs, half, b->arena};
   pthread_t t;
@@ -693,7 +808,9 @@ int tsdb_bulk_finish(TsDbBulk *b, TsError *err) {
 void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->added = b->seen;
   st->written = b->written;
-  st->runs = b->nruns - b->mem_runs;
+  st->runs = b->spilled_runs;
+  st->merged_runs = b->merge_passes;
+  st->merge_width = merge_width(b);
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
 }
@@ -704,12 +821,7 @@ void tsdb_bulk_free(TsDbBulk *b) {
   b->err = &ignored;
   writer_wait(b);
   sorter_wait(b);
-  for (int i = 0; i < b->nruns; i++) {
-    if (b->runs[i].f) fclose(b->runs[i].f);
-    free(b->runs[i].zin);
-    free(b->runs[i].out);
-    ZSTD_freeDCtx(b->runs[i].dz);
-  }
+  for (int i = 0; i < b->nruns; i++) run_close(&b->runs[i]);
   free(b->runs);
   free(b->batch);
   free(b->batch2);

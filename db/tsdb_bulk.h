@@ -54,6 +54,8 @@ typedef struct {
   uint64_t added;     /* records given to tsdb_bulk_add */
   uint64_t written;   /* records stored, the skipped ones included */
   int runs;           /* sorted runs spilled to disk */
+  int merged_runs;    /* merges of runs into a run (more were spilled than a merge reads at once) */
+  int merge_width;    /* runs a merge reads at once */
   uint64_t run_bytes; /* bytes spilled */
   uint64_t run_disk;  /* the runs' size on disk (zstd) */
 } TsDbBulkStats;

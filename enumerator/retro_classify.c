@@ -28,7 +28,10 @@ typedef struct {
   int8_t left;    /* line_leftover: -1 unknown, else 0 / 1 */
 } OutEntry;
 
+/* The cache's entries: 2^18 a thread (4 MB), fewer under a small --mem (half
+ * the lists' share, which is free while the problems are classified). */
 #define OUT_CACHE_BITS 18
+#define OUT_CACHE_MIN_BITS 10
 
 /*
  * The first ply of the problems of one record (seed 002's extended position:
@@ -62,6 +65,7 @@ typedef struct {
   Solver *s;
   MinMemo *memo;   /* the thread's (or NULL) */
   OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
+  uint64_t cache_mask;
   const ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
 } Cls;
 
@@ -114,7 +118,7 @@ static uint64_t out_key(const Position *pos) {
 static OutEntry *out_slot(Cls *c, const Position *pos) {
   if (!c->cache) return NULL;
   uint64_t k = out_key(pos);
-  OutEntry *e = &c->cache[k & (((uint64_t)1 << OUT_CACHE_BITS) - 1)];
+  OutEntry *e = &c->cache[k & c->cache_mask];
   if (e->key != k) *e = (OutEntry){k, -2, -1, -1};
   return e;
 }
@@ -627,6 +631,7 @@ typedef struct {
   RetroProblem *pb; /* CLASSIFY_BATCH problems, handed to cb under one lock */
   int npb;
   OutEntry *cache;
+  uint64_t cache_mask;
   MinMemo *memo;
   ChildOracle *oracle;
 } ClassifyWorker;
@@ -679,7 +684,8 @@ static void *classify_worker(void *arg) {
         if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
         if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
         if (by_record) w->oracle->s = sqs[k];
-        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->memo, w->cache, by_record ? w->oracle : NULL};
+        Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->memo, w->cache, w->cache_mask,
+                 by_record ? w->oracle : NULL};
         RetroProblem *pb = &w->pb[w->npb];
         classify(&c, &pos, len, pb);
         if (pb->flags & RETRO_F_COMPLETE)
@@ -702,10 +708,15 @@ int retro_foreach_problem(Retro *r, const int count[HAND_PT_NB], int (*cb)(const
   pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   uint64_t next_chunk = 0;
   int stop = 0;
+  int bits = OUT_CACHE_BITS;
+  while (bits > OUT_CACHE_MIN_BITS && r->opt.list_mem &&
+         ((uint64_t)sizeof(OutEntry) << bits) > r->opt.list_mem / 2 / (uint64_t)nt)
+    bits--;
   for (int t = 0; t < nt; t++) {
     ws[t] = (ClassifyWorker){.r = r, .count = count, .cb = cb, .ctx = ctx, .lock = &lock,
                              .next_chunk = &next_chunk, .stop = &stop, .id = t};
-    ws[t].cache = calloc((size_t)1 << OUT_CACHE_BITS, sizeof(OutEntry));
+    ws[t].cache = calloc((size_t)1 << bits, sizeof(OutEntry));
+    ws[t].cache_mask = ((uint64_t)1 << bits) - 1;
     ws[t].memo = calloc((size_t)1 << MIN_MEMO_BITS, sizeof(MinMemo));
     ws[t].oracle = malloc(sizeof *ws[t].oracle);
     ws[t].pb = malloc(CLASSIFY_BATCH * sizeof *ws[t].pb);

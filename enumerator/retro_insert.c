@@ -19,7 +19,11 @@
 #include "retro_internal.h"
 #include "workers.h"
 
+/* Items a chunk holds: 2^18, fewer under a small --mem (an item takes some
+ * 64 bytes of the chunk's arrays, kept within half the lists' share). */
 #define INSERT_CHUNK ((size_t)1 << 18)
+#define INSERT_CHUNK_MIN ((size_t)4096)
+#define INSERT_ITEM_BYTES 64
 #define INSERT_REGION_BITS 8
 #define INSERT_REGIONS (1u << INSERT_REGION_BITS)
 /* the parallel insertion needs regions of some size, and more than one thread */
@@ -40,6 +44,7 @@ struct InsertChunk {
   Retro *r;
   int n;          /* the layer (values below it are anomalies) */
   size_t size;    /* items in the chunk */
+  size_t cap;     /* items it holds */
   Key *key;       /* as pushed */
   uint16_t *val;
   Key *core;      /* split */
@@ -198,7 +203,7 @@ static int feed_item(const void *item, void *ctx) {
     memcpy(&c->key[c->size], item, sizeof(Key));
     c->val[c->size] = 0;
   }
-  if (++c->size < INSERT_CHUNK) return TS_OK;
+  if (++c->size < c->cap) return TS_OK;
   return insert_chunk(c, f->ws, f->nt, f->added);
 }
 
@@ -212,17 +217,21 @@ int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool wit
   if (!rc) {
     c->r = r;
     c->n = n;
-    c->key = malloc(INSERT_CHUNK * sizeof *c->key);
-    c->val = malloc(INSERT_CHUNK * sizeof *c->val);
-    c->core = malloc(INSERT_CHUNK * sizeof *c->core);
-    c->sq = malloc(INSERT_CHUNK);
-    c->hash = malloc(INSERT_CHUNK * sizeof *c->hash);
-    c->order = malloc(INSERT_CHUNK * sizeof *c->order);
+    c->cap = INSERT_CHUNK;
+    if (r->opt.list_mem && r->opt.list_mem / 2 / INSERT_ITEM_BYTES < c->cap)
+      c->cap = (size_t)(r->opt.list_mem / 2 / INSERT_ITEM_BYTES);
+    if (c->cap < INSERT_CHUNK_MIN) c->cap = INSERT_CHUNK_MIN;
+    c->key = malloc(c->cap * sizeof *c->key);
+    c->val = malloc(c->cap * sizeof *c->val);
+    c->core = malloc(c->cap * sizeof *c->core);
+    c->sq = malloc(c->cap);
+    c->hash = malloc(c->cap * sizeof *c->hash);
+    c->order = malloc(c->cap * sizeof *c->order);
     if (!c->key || !c->val || !c->core || !c->sq || !c->hash || !c->order) rc = TS_ERR_NOMEM;
     for (int t = 0; t < nt && !rc; t++) {
       ws[t].c = c;
       /* thread 0's array gathers every thread's items put aside */
-      ws[t].aside = malloc((t ? INSERT_CHUNK : INSERT_CHUNK * (size_t)nt) * sizeof *ws[t].aside);
+      ws[t].aside = malloc((t ? c->cap : c->cap * (size_t)nt) * sizeof *ws[t].aside);
       if (!ws[t].aside) rc = TS_ERR_NOMEM;
     }
   }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ static const char ENUM_HELP[] =
     "                      (default 1024); beyond it sorted runs go to unlinked\n"
     "                      files beside PATH and are merged at the end\n"
     "  --solver-hash MB    with a ranging piece: the table of each thread's solver,\n"
-    "                      which values the positions after drops (default 128)\n"
+    "                      which values the positions after drops (default 128, or\n"
+    "                      less under a small --mem: an eighth of it over the threads)\n"
     "  --store MODE        which problems are written: all, complete (the complete\n"
     "                      works) or minimal (the minimal complete works). Default:\n"
     "                      all up to four pieces (at most 18 million problems, some\n"
@@ -94,7 +96,10 @@ static const char ENUM_HELP[] =
     "                      stops the run with exit 3); the positions a phase gathers\n"
     "                      before inserting them keep 1/8 in memory and spill the rest\n"
     "                      to unlinked files beside PATH; the sort of the records gets\n"
-    "                      what the table leaves (at most --sort-mem) and spills too\n"
+    "                      what the table leaves (at most --sort-mem) and spills too;\n"
+    "                      the working buffers (insertion chunks, caches, write\n"
+    "                      batches) shrink with it. Peak RSS stays under it from\n"
+    "                      about 40 MB up\n"
     "  --concrete          un-move and classify every concrete position of a record\n"
     "                      on its own, not through the record (seed 002's extended\n"
     "                      positions): the reference path, slower, with the same\n"
@@ -249,6 +254,10 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   if (bs->runs)
     printf("\nsort: %d runs, %.1f MB spilled (%.1f MB on disk, zstd) and merged", bs->runs, bs->run_bytes / 1048576.0,
            bs->run_disk / 1048576.0);
+  if (bs->merged_runs)
+    printf(" (a merge reads at most %d runs at once under the sort's memory: %d merges of runs into runs "
+           "before the last)",
+           bs->merge_width, bs->merged_runs);
   if (st->spilled_bytes)
     printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
            st->spilled_bytes / 1048576.0);
@@ -259,7 +268,7 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
 typedef struct {
   const char *spec, *path;
   uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
-  bool resume, stats, strict, strict_alt, force, mpi, concrete;
+  bool resume, stats, strict, strict_alt, force, mpi, concrete, solver_given;
   int store;
   Material mat;
   TsDbMeta meta;
@@ -308,6 +317,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
     case 'H':
       if (!cli_parse_u64(optarg, &o->solver_mb) || o->solver_mb < 1 || o->solver_mb > 65536)
         return cli_usage_error("enumerate", "--solver-hash needs a number of megabytes from 1 to 65536");
+      o->solver_given = true;
       break;
     case 's':
       if (!cli_parse_u64(optarg, &o->sort_mb) || o->sort_mb < 1 || o->sort_mb > ((uint64_t)1 << 20))
@@ -342,6 +352,9 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
   TsError err;
   if (material_parse(o->spec, &o->mat, &err)) return cli_fail("enumerate", &err);
   if (o->store < 0) o->store = material_total(&o->mat) >= STORE_COMPLETE_PIECES ? STORE_COMPLETE : STORE_ALL;
+  /* the solvers' tables (ranging pieces) within the lists' eighth of --mem unless given */
+  uint64_t solver_fit = (o->mem_mb / 8) / (o->threads ? o->threads : 1);
+  if (!o->solver_given && o->solver_mb > solver_fit) o->solver_mb = solver_fit ? solver_fit : 1;
   snprintf(o->meta.material, sizeof o->meta.material, "%s", o->spec);
   o->meta.rule_options = (o->strict ? RULE_STRICT_LAST : 0) | (o->strict_alt ? RULE_STRICT_ALT : 0) |
                          ((uint32_t)o->max_moves << 8) | ((uint32_t)o->store << RULE_STORE_SHIFT);
@@ -386,11 +399,14 @@ static int open_target(const EnumOpts *o, const char *path, bool replace, TsDbWr
 }
 
 /* The sort's memory: --sort-mem, or less when the table leaves less of --mem
- * (64 MB kept for the rest; at least 16 MB). */
+ * (a quarter of --mem and 8 MB, at most 64 MB, kept for the rest: the
+ * program, the threads' caches, the write batches; at least 2 MB). */
 static size_t sort_memory(const EnumOpts *o, const RetroStats *st) {
-  uint64_t mem = o->mem_mb << 20, want = o->sort_mb << 20, keep = st->table_bytes + ((uint64_t)64 << 20);
+  uint64_t mem = o->mem_mb << 20, want = o->sort_mb << 20, rest = mem / 4 + ((uint64_t)8 << 20);
+  if (rest > ((uint64_t)64 << 20)) rest = (uint64_t)64 << 20;
+  uint64_t keep = st->table_bytes + rest;
   uint64_t room = mem > keep ? mem - keep : 0;
-  if (room < ((uint64_t)16 << 20)) room = (uint64_t)16 << 20;
+  if (room < ((uint64_t)2 << 20)) room = (uint64_t)2 << 20;
   return (size_t)(want < room ? want : room);
 }
 
@@ -776,6 +792,10 @@ int cmd_enumerate(int argc, char **argv) {
   EnumOpts o;
   int rc = parse_options(argc, argv, &o);
   if (rc >= 0) return rc;
+  /* buffers of a megabyte and more are mapped apart and go back to the system
+   * when freed (glibc would otherwise raise the threshold after such a free and
+   * keep later ones in its heap), so a phase's freed buffers leave the RSS */
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #ifdef TSUME_HAVE_MPI
   if (o.mpi) return enumerate_mpi(&o);
 #endif

@@ -138,12 +138,16 @@ static void test_sorted_in_memory_and_runs(void **state) {
   assert_int_equal(st.written, N_RECORDS);
   check_db(db, N_RECORDS);
   tsdb_close(db);
-  /* 64 KB of arena: many runs, the same records in key order, no run file left */
+  /* 64 KB of arena: many runs, more than a merge reads at once (4 under so
+   * little memory), so groups of them are merged into runs first; the same
+   * records in key order, no run file left */
   char p2[160];
   snprintf(p2, sizeof p2, "%s/r.mdb", f->dir);
   db = open_db(p2);
   bulk_write(db, p2, (size_t)64 << 10, 0, N_RECORDS, &st);
   assert_true(st.runs > 10);
+  assert_int_equal(st.merge_width, 4);
+  assert_true(st.merged_runs >= (st.runs - 2) / 3);
   check_db(db, N_RECORDS);
   uint64_t skip = 0;
   TsError err;
