@@ -107,6 +107,7 @@ struct TsDbBulk {
   int mem_runs; /* of the runs, those still in memory (the last arena's, at the end) */
   int spilled_runs; /* runs the arenas made (merging some into one leaves their count) */
   int merge_passes; /* runs made by merging runs, when more were spilled than can be read at once */
+  int runs_peak;    /* the most runs held at once */
   uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
 };
@@ -386,6 +387,7 @@ static int runw_open(TsDbBulk *b, RunWriter *w, TsError *err) {
     return ts_error_set(err, TS_ERR_NOMEM, b->path, 0, 0, "out of memory");
   }
   b->nruns++;
+  if (b->nruns > b->runs_peak) b->runs_peak = b->nruns;
   w->f = run->f;
   setvbuf(run->f, NULL, _IONBF, 0); /* written and read in blocks of its own */
   return TS_OK;
@@ -463,10 +465,17 @@ static int sorter_wait(TsDbBulk *b) {
   return sorter_collect(b);
 }
 
+/* Runs kept at once while the arenas spill (each holds a file descriptor). */
+#define RUNS_OPEN_MAX 512
+static int merge_width(const TsDbBulk *b);
+static int merge_group(TsDbBulk *b, int first, int k);
+
 /* Hands the full arena to the sorter thread (once the one before is spilled)
  * and goes on in the other. */
 static int spill_run(TsDbBulk *b) {
   int rc = sorter_wait(b);
+  /* each run holds a file: past RUNS_OPEN_MAX the oldest are merged first */
+  while (!rc && b->nruns >= RUNS_OPEN_MAX) rc = merge_group(b, 0, merge_width(b));
   if (rc) return rc;
   SpillJob *j = &b->sj;
   *j = (SpillJob){.b = b, .arena = b->arena, .arena_len = b->arena_len, .arena_cap = b->arena_cap,
@@ -593,10 +602,10 @@ static void heap_down(const TsDbBulk *b, int *h, int n, int i) {
  * window: some 320 KB. */
 #define RUN_READ_BYTES ((size_t)320 << 10)
 
-/* Runs read at once by a merge: as many as half the sort's memory holds, at least 4. */
+/* Runs read at once by a merge: as many as half the sort's memory holds, at least 4, at most 256. */
 static int merge_width(const TsDbBulk *b) {
   size_t w = b->opt.mem_limit / 2 / RUN_READ_BYTES;
-  return w < 4 ? 4 : w > 4096 ? 4096 : (int)w;
+  return w < 4 ? 4 : w > 256 ? 256 : (int)w;
 }
 
 static void run_close(Run *run) {
@@ -811,6 +820,7 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->runs = b->spilled_runs;
   st->merged_runs = b->merge_passes;
   st->merge_width = merge_width(b);
+  st->runs_peak = b->runs_peak;
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
 }

@@ -56,6 +56,7 @@ typedef struct {
   int runs;           /* sorted runs spilled to disk */
   int merged_runs;    /* merges of runs into a run (more were spilled than a merge reads at once) */
   int merge_width;    /* runs a merge reads at once */
+  int runs_peak;      /* the most runs (files) held at once: at most 512 while spilling */
   uint64_t run_bytes; /* bytes spilled */
   uint64_t run_disk;  /* the runs' size on disk (zstd) */
 } TsDbBulkStats;

@@ -148,6 +148,7 @@ static void test_sorted_in_memory_and_runs(void **state) {
   assert_true(st.runs > 10);
   assert_int_equal(st.merge_width, 4);
   assert_true(st.merged_runs >= (st.runs - 2) / 3);
+  assert_true(st.runs_peak <= st.runs + 1);
   check_db(db, N_RECORDS);
   uint64_t skip = 0;
   TsError err;
@@ -157,6 +158,21 @@ static void test_sorted_in_memory_and_runs(void **state) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "ls %s | grep -q sort-", f->dir);
   assert_int_not_equal(system(cmd), 0);
+}
+
+/* More runs than may stay open while spilling (512): the oldest are merged
+ * into one before the next arena goes, and the database is the same. */
+static void test_many_runs(void **state) {
+  Fixture *f = *state;
+  TsDb *db = open_db(f->path);
+  TsDbBulkStats st;
+  uint32_t n = 16 * N_RECORDS; /* some 670 runs of 64 KB */
+  bulk_write(db, f->path, (size_t)64 << 10, 0, n, &st);
+  assert_true(st.runs > 512);
+  assert_true(st.runs_peak <= 513);
+  assert_int_equal(st.written, n);
+  check_db(db, n);
+  tsdb_close(db);
 }
 
 typedef struct {
@@ -304,6 +320,7 @@ static void test_counts_round_trip(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_sorted_in_memory_and_runs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_runs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_resume_and_add_db, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_counts_round_trip, setup, teardown),
