@@ -571,17 +571,39 @@ static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool com
   return same;
 }
 
+/* Is pos less its piece on s (sent to the defender's hand) a complete work
+ * with pb's line? */
+static bool board_sub_same(Cls *c, const Position *pos, const RetroProblem *pb, Square s) {
+  Position q = *pos;
+  pos_remove(&q, s);
+  if (value_of(c->r, &q) != pb->length) return false;
+  q.hand[WHITE] = 0;
+  pos_give_remaining(&q, WHITE);
+  pos_finish_setup(&q);
+  if (q.checkers || pos_checkers_of(&q, WHITE)) return false;
+  return sub_same(c, &q, pb, true);
+}
+
 /*
  * Minimal: no single piece can go to the defender's hand leaving a complete
  * work with the same line. Each candidate is first looked up by its key alone
  * (board, king, attacker's hand): only one of the same value is made whole
- * (the defender's hand, keys, checks) and classified.
+ * (the defender's hand, keys, checks) and classified. Most complete works
+ * are not minimal, and the first candidate of the same value mostly shows it.
  */
 static bool is_minimal(Cls *cp, const RetroProblem *pb) {
   Cls sub_cls = *cp, *c = &sub_cls;
   c->oracle = NULL; /* the sub-problems are other positions */
   Retro *r = c->r;
   const Position *pos = &pb->pos;
+  /* The record's free piece first (the answer does not depend on the order):
+   * without it the problem is the record's base, the same for every square
+   * of the record, and the memo answers for the other squares. */
+  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
+  if (cp->oracle && bb_test(occ, cp->oracle->s)) {
+    if (board_sub_same(c, pos, pb, cp->oracle->s)) return false;
+    occ &= ~BB_SQ[cp->oracle->s];
+  }
   for (int t = PAWN; t <= GOLD; t++) {
     if (!hand_has(pos->hand[BLACK], (PieceType)t)) continue;
     Position q = *pos;
@@ -591,18 +613,8 @@ static bool is_minimal(Cls *cp, const RetroProblem *pb) {
     pos_finish_setup(&q);
     if (sub_same(c, &q, pb, false)) return false;
   }
-  Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
-  while (occ) {
-    Square s = bb_pop(&occ);
-    Position q = *pos;
-    pos_remove(&q, s);
-    if (value_of(r, &q) != pb->length) continue;
-    q.hand[WHITE] = 0;
-    pos_give_remaining(&q, WHITE);
-    pos_finish_setup(&q);
-    if (q.checkers || pos_checkers_of(&q, WHITE)) continue;
-    if (sub_same(c, &q, pb, true)) return false;
-  }
+  while (occ)
+    if (board_sub_same(c, pos, pb, bb_pop(&occ))) return false;
   return true;
 }
 
