@@ -202,6 +202,28 @@ static void rmate_leaf(MateGen *g) {
   if (retro_keys_push(&g->seeds, &g->nseeds, &g->capseeds, retro_key_of(&q))) g->rc = TS_ERR_NOMEM;
 }
 
+/* The king's escape squares that the attacker's pieces on the board leave
+ * open (empty or the attacker's, and not attacked; no ranging pieces). */
+static Bitboard open_escapes(const Position *pos, Square k) {
+  Bitboard att = 0, black = pos->by_color[BLACK];
+  while (black) {
+    Square s = bb_pop(&black);
+    PieceType t = piece_type(pos->board[s]);
+    att |= STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][s];
+  }
+  return STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~att;
+}
+
+/* Can the last piece, in state st, close the escapes u (fast_mate's first
+ * test)? An attacker's piece must attack all of them (not standing on one); a
+ * defender's piece closes only the one it stands on; in a hand it closes none. */
+static bool closes(PieceState st, Bitboard u) {
+  if (st.where < 0) return false;
+  if (piece_color(st.piece) == WHITE) return u == BB_SQ[st.where];
+  PieceType t = piece_type(st.piece);
+  return (u & ~STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][st.where]) == 0;
+}
+
 static void mate_place(MateGen *g, int i) {
   if (g->rc) return;
   if (i == g->npieces) {
@@ -213,8 +235,12 @@ static void mate_place(MateGen *g, int i) {
   }
   PieceType t = g->kinds[i];
   int start = (i > 0 && g->kinds[i - 1] == t) ? g->chosen[i - 1] : 0;
+  /* the last piece: with escapes still open, only the states that close them
+   * all can make a mate (the others fail mate_leaf's first test) */
+  Bitboard u = !g->ranging && i == g->npieces - 1 ? open_escapes(&g->pos, g->king) : 0;
   for (int s = start; s < g->nstates[t]; s++) {
     PieceState st = g->states[t][s];
+    if (u && !closes(st, u)) continue;
     if (st.where >= 0 && (g->pos.board[st.where] || !bb_test(g->near, st.where))) continue;
     g->chosen[i] = s;
     if (st.where >= 0) pos_put(&g->pos, st.where, st.piece);
