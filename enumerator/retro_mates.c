@@ -68,6 +68,7 @@ typedef struct {
   int npieces;
   PieceState *states[HAND_PT_NB];
   int nstates[HAND_PT_NB];
+  int16_t sidx[HAND_PT_NB][SQ_NB][2][2]; /* the state of a kind on a square, owner, promotion (-1: none) */
   int chosen[MATERIAL_MAX_PIECES];
   Bitboard near;
   Square king;
@@ -224,6 +225,33 @@ static bool closes(PieceState st, Bitboard u) {
   return (u & ~STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][st.where]) == 0;
 }
 
+static void mate_place(MateGen *g, int i);
+
+/* The last piece while the escapes u are open: only on the squares from which
+ * it closes them all (an attacker's piece attacking each, or the defender's
+ * on the only one), visited in the order of its states, from start on. */
+static void mate_last(MateGen *g, int i, PieceType t, int start, Bitboard u) {
+  Bitboard plain = BB_ALL, prom = pt_can_promote(t) ? BB_ALL : 0, v = u;
+  while (v) { /* an attacker's piece on q attacks e when the defender's on e would attack q */
+    Square e = bb_pop(&v);
+    plain &= STEP_ATTACKS[WHITE][t][e];
+    prom &= STEP_ATTACKS[WHITE][GOLD][e];
+  }
+  Bitboard cand = (plain | prom | (bb_more_than_one(u) ? 0 : u)) & g->near & ~pos_occupied(&g->pos);
+  while (cand && !g->rc) {
+    Square q = bb_pop(&cand);
+    for (int c = 0; c < 2; c++)
+      for (int pr = 0; pr < 2; pr++) {
+        int s = g->sidx[t][q][c][pr];
+        if (s < start || !closes(g->states[t][s], u)) continue;
+        g->chosen[i] = s;
+        pos_put(&g->pos, q, g->states[t][s].piece);
+        mate_place(g, i + 1);
+        pos_remove(&g->pos, q);
+      }
+  }
+}
+
 static void mate_place(MateGen *g, int i) {
   if (g->rc) return;
   if (i == g->npieces) {
@@ -237,10 +265,15 @@ static void mate_place(MateGen *g, int i) {
   int start = (i > 0 && g->kinds[i - 1] == t) ? g->chosen[i - 1] : 0;
   /* the last piece: with escapes still open, only the states that close them
    * all can make a mate (the others fail mate_leaf's first test) */
-  Bitboard u = !g->ranging && i == g->npieces - 1 ? open_escapes(&g->pos, g->king) : 0;
+  if (!g->ranging && i == g->npieces - 1) {
+    Bitboard u = open_escapes(&g->pos, g->king);
+    if (u) {
+      mate_last(g, i, t, start, u);
+      return;
+    }
+  }
   for (int s = start; s < g->nstates[t]; s++) {
     PieceState st = g->states[t][s];
-    if (u && !closes(st, u)) continue;
     if (st.where >= 0 && (g->pos.board[st.where] || !bb_test(g->near, st.where))) continue;
     g->chosen[i] = s;
     if (st.where >= 0) pos_put(&g->pos, st.where, st.piece);
@@ -378,6 +411,12 @@ int retro_mates_run(Retro *r, TsError *err) {
       retro_spill_init(&gs[t].out, sizeof(Key), retro_spill_cap(r, sizeof(Key)), r->opt.spill_prefix);
       memcpy(gs[t].states, states, sizeof states);
       memcpy(gs[t].nstates, nstates, sizeof nstates);
+      memset(gs[t].sidx, 0xff, sizeof gs[t].sidx);
+      for (int k = PAWN; k <= GOLD; k++)
+        for (int x = 2; x < nstates[k]; x++) {
+          PieceState st = states[k][x];
+          gs[t].sidx[k][st.where][piece_color(st.piece)][pt_is_promoted(piece_type(st.piece))] = (int16_t)x;
+        }
     }
     started = workers_run(nt, mate_worker, gs, sizeof *gs);
   }
