@@ -106,7 +106,7 @@ struct TsDbBulk {
   int nruns, runs_cap;
   int mem_runs; /* of the runs, those still in memory (the last arena's, at the end) */
   int spilled_runs; /* runs the arenas made (merging some into one leaves their count) */
-  int merge_passes; /* runs made by merging runs, when more were spilled than can be read at once */
+  int merge_passes; /* merges of runs into a run (more were spilled than a merge reads at once) */
   int runs_peak;    /* the most runs held at once */
   uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
@@ -330,7 +330,6 @@ static int run_compress(FILE *f, ZSTD_CCtx *cz, const uint8_t *in, size_t n, ZST
   }
 }
 
-/* Sorts arena's entries and writes them as a new run (only one thread at a time). */
 /* Room for one more run. */
 static int runs_room(TsDbBulk *b, TsError *err) {
   if (b->nruns < b->runs_cap) return TS_OK;
@@ -420,9 +419,8 @@ static int runw_close(TsDbBulk *b, RunWriter *w, int rc, uint64_t *disk, TsError
   return TS_OK;
 }
 
-static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, SortRef *offs, size_t noffs,
-                       TsError *err) {
-  (void)arena_len;
+/* Sorts arena's entries and writes them as a new run (only one thread at a time). */
+static int spill_arena(TsDbBulk *b, const uint8_t *arena, SortRef *offs, size_t noffs, TsError *err) {
   RunWriter w;
   int rc = runw_open(b, &w, err);
   if (rc) return rc;
@@ -442,7 +440,7 @@ static int spill_arena(TsDbBulk *b, const uint8_t *arena, size_t arena_len, Sort
 
 static void *spill_job(void *arg) {
   SpillJob *j = arg;
-  j->rc = spill_arena(j->b, j->arena, j->arena_len, j->offs, j->noffs, &j->err);
+  j->rc = spill_arena(j->b, j->arena, j->offs, j->noffs, &j->err);
   return NULL;
 }
 

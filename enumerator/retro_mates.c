@@ -100,13 +100,19 @@ static bool nifu(const Position *pos) {
 /* Mate test for positions without ranging pieces: the king in check with no
  * escape, and a double check or a checker no defender piece can take. Without
  * ranging pieces the attacker's squares do not depend on the occupancy. */
-static bool fast_mate(const Position *pos, Square k) {
+/* The squares the attacker's pieces attack (no ranging pieces: the same whatever the occupancy). */
+static Bitboard step_attacks(const Position *pos) {
   Bitboard att = 0, black = pos->by_color[BLACK];
   while (black) {
     Square s = bb_pop(&black);
     PieceType t = piece_type(pos->board[s]);
     att |= STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][s];
   }
+  return att;
+}
+
+static bool fast_mate(const Position *pos, Square k) {
+  Bitboard att = step_attacks(pos);
   if (!bb_test(att, k) || (STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~att)) return false;
   Bitboard occ = pos_occupied(pos);
   Bitboard checkers = pos_attackers_to(pos, k, BLACK, occ);
@@ -206,13 +212,7 @@ static void rmate_leaf(MateGen *g) {
 /* The king's escape squares that the attacker's pieces on the board leave
  * open (empty or the attacker's, and not attacked; no ranging pieces). */
 static Bitboard open_escapes(const Position *pos, Square k) {
-  Bitboard att = 0, black = pos->by_color[BLACK];
-  while (black) {
-    Square s = bb_pop(&black);
-    PieceType t = piece_type(pos->board[s]);
-    att |= STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][s];
-  }
-  return STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~att;
+  return STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~step_attacks(pos);
 }
 
 /* Can the last piece, in state st, close the escapes u (fast_mate's first
