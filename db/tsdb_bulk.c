@@ -106,7 +106,7 @@ struct TsDbBulk {
   int nruns, runs_cap;
   int mem_runs; /* of the runs, those still in memory (the last arena's, at the end) */
   int spilled_runs; /* runs the arenas made (merging some into one leaves their count) */
-  int merge_passes; /* merges of runs into a run (more were spilled than a merge reads at once) */
+  int merges;       /* merges of runs into a run (more were spilled than a merge reads at once) */
   int runs_peak;    /* the most runs held at once */
   uint64_t run_bytes, run_disk;
   TsError *err; /* the caller's, for the call in progress */
@@ -466,14 +466,14 @@ static int sorter_wait(TsDbBulk *b) {
 /* Runs kept at once while the arenas spill (each holds a file descriptor). */
 #define RUNS_OPEN_MAX 512
 static int merge_width(const TsDbBulk *b);
-static int merge_group(TsDbBulk *b, int first, int k);
+static int merge_oldest(TsDbBulk *b, int keep);
 
 /* Hands the full arena to the sorter thread (once the one before is spilled)
  * and goes on in the other. */
 static int spill_run(TsDbBulk *b) {
   int rc = sorter_wait(b);
-  /* each run holds a file: past RUNS_OPEN_MAX the oldest are merged first */
-  while (!rc && b->nruns >= RUNS_OPEN_MAX) rc = merge_group(b, 0, merge_width(b));
+  /* each run holds a file: at RUNS_OPEN_MAX the oldest are merged, a merge's width of them */
+  if (!rc && b->nruns >= RUNS_OPEN_MAX) rc = merge_oldest(b, RUNS_OPEN_MAX - merge_width(b) + 1);
   if (rc) return rc;
   SpillJob *j = &b->sj;
   *j = (SpillJob){.b = b, .arena = b->arena, .arena_len = b->arena_len, .arena_cap = b->arena_cap,
@@ -641,16 +641,16 @@ static int put_run(TsDbBulk *b, const uint8_t *e, void *ctx) {
   return runw_put(ctx, e) ? run_io_error(b, b->err, "write") : TS_OK;
 }
 
-/* The k file runs from runs[first] on merged into one run, which goes last
- * (so the runs are merged a group at a time, as a tree, each entry read once
- * a level). */
-static int merge_group(TsDbBulk *b, int first, int k) {
+/* The k oldest runs (all on file) merged into one run, which goes last (so
+ * the runs are merged a group at a time, as a tree, each entry read once a
+ * level). */
+static int merge_group(TsDbBulk *b, int k) {
   RunWriter w;
   int rc = runw_open(b, &w, b->err); /* the new run at the end (runs may move) */
   if (rc) return rc;
   int *h = malloc((size_t)k * sizeof *h);
   if (!h) rc = nomem(b);
-  for (int i = 0; i < k && !rc; i++) h[i] = first + i;
+  for (int i = 0; i < k && !rc; i++) h[i] = i;
   if (!rc) rc = merge_heap(b, h, k, put_run, &w);
   free(h);
   if (rc) { /* the new run stays among the runs, closed with them */
@@ -660,11 +660,21 @@ static int merge_group(TsDbBulk *b, int first, int k) {
   uint64_t disk = 0;
   rc = runw_close(b, &w, TS_OK, &disk, b->err);
   if (rc) return rc;
-  for (int i = first; i < first + k; i++) run_close(&b->runs[i]);
-  memmove(&b->runs[first], &b->runs[first + k], (size_t)(b->nruns - (first + k)) * sizeof *b->runs);
+  for (int i = 0; i < k; i++) run_close(&b->runs[i]);
+  memmove(&b->runs[0], &b->runs[k], (size_t)(b->nruns - k) * sizeof *b->runs);
   b->nruns -= k;
-  b->merge_passes++;
+  b->merges++;
   return TS_OK;
+}
+
+/* The oldest runs merged, a merge's width at a time, until at most keep are left. */
+static int merge_oldest(TsDbBulk *b, int keep) {
+  int width = merge_width(b), rc = TS_OK;
+  while (b->nruns > keep && !rc) {
+    int k = b->nruns - keep + 1;
+    rc = merge_group(b, k < width ? k : width);
+  }
+  return rc;
 }
 
 static int put_db(TsDbBulk *b, const uint8_t *e, void *ctx) {
@@ -782,13 +792,8 @@ static int finish(TsDbBulk *b) {
   b->offs2 = NULL;
   b->arena2_cap = b->offs2_cap = 0;
   if (!b->noffs && !b->nruns) return flush_all(b);
-  /* more runs than a merge reads at once (with the two in memory): the oldest
-   * ones are merged into one run, as often as it takes */
-  int width = merge_width(b);
-  while (b->nruns > width - 2 && !rc) {
-    int k = b->nruns - (width - 2) + 1;
-    rc = merge_group(b, 0, k < width ? k : width);
-  }
+  /* the last merge reads the runs on file and the two in memory at once */
+  rc = merge_oldest(b, merge_width(b) - 2);
   if (rc) return rc;
   size_t half = b->noffs / 2;
   SortJob job = {b->offs, half, b->arena};
@@ -816,7 +821,7 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->added = b->seen;
   st->written = b->written;
   st->runs = b->spilled_runs;
-  st->merged_runs = b->merge_passes;
+  st->merges = b->merges;
   st->merge_width = merge_width(b);
   st->runs_peak = b->runs_peak;
   st->run_bytes = b->run_bytes;

@@ -54,7 +54,7 @@ typedef struct {
   uint64_t added;     /* records given to tsdb_bulk_add */
   uint64_t written;   /* records stored, the skipped ones included */
   int runs;           /* sorted runs spilled to disk */
-  int merged_runs;    /* merges of runs into a run (more were spilled than a merge reads at once) */
+  int merges;         /* merges of runs into a run (more were spilled than a merge reads at once) */
   int merge_width;    /* runs a merge reads at once */
   int runs_peak;      /* the most runs (files) held at once: at most 512 while spilling */
   uint64_t run_bytes; /* bytes spilled */

@@ -97,9 +97,6 @@ static bool nifu(const Position *pos) {
   return false;
 }
 
-/* Mate test for positions without ranging pieces: the king in check with no
- * escape, and a double check or a checker no defender piece can take. Without
- * ranging pieces the attacker's squares do not depend on the occupancy. */
 /* The squares the attacker's pieces attack (no ranging pieces: the same whatever the occupancy). */
 static Bitboard step_attacks(const Position *pos) {
   Bitboard att = 0, black = pos->by_color[BLACK];
@@ -111,6 +108,8 @@ static Bitboard step_attacks(const Position *pos) {
   return att;
 }
 
+/* Mate test for positions without ranging pieces: the king in check with no
+ * escape, and a double check or a checker no defender piece can take. */
 static bool fast_mate(const Position *pos, Square k) {
   Bitboard att = step_attacks(pos);
   if (!bb_test(att, k) || (STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~att)) return false;
@@ -215,35 +214,28 @@ static Bitboard open_escapes(const Position *pos, Square k) {
   return STEP_ATTACKS[WHITE][KING][k] & ~pos->by_color[WHITE] & ~step_attacks(pos);
 }
 
-/* Can the last piece, in state st, close the escapes u (fast_mate's first
- * test)? An attacker's piece must attack all of them (not standing on one); a
- * defender's piece closes only the one it stands on; in a hand it closes none. */
-static bool closes(PieceState st, Bitboard u) {
-  if (st.where < 0) return false;
-  if (piece_color(st.piece) == WHITE) return u == BB_SQ[st.where];
-  PieceType t = piece_type(st.piece);
-  return (u & ~STEP_ATTACKS[BLACK][pt_is_promoted(t) ? GOLD : t][st.where]) == 0;
-}
-
 static void mate_place(MateGen *g, int i);
 
-/* The last piece while the escapes u are open: only on the squares from which
- * it closes them all (an attacker's piece attacking each, or the defender's
- * on the only one), visited in the order of its states, from start on. */
+/* The last piece while the escapes u are open (fast_mate's first test fails
+ * otherwise): only where it closes them all, the attacker's piece attacking
+ * each (standing on none) or the defender's standing on the only one; in the
+ * order of its states, from start on. */
 static void mate_last(MateGen *g, int i, PieceType t, int start, Bitboard u) {
-  Bitboard plain = BB_ALL, prom = pt_can_promote(t) ? BB_ALL : 0, v = u;
+  /* closes[c][pr]: the squares from which that state closes u */
+  Bitboard closes[2][2] = {{BB_ALL, pt_can_promote(t) ? BB_ALL : 0}, {bb_more_than_one(u) ? 0 : u, 0}}, v = u;
   while (v) { /* an attacker's piece on q attacks e when the defender's on e would attack q */
     Square e = bb_pop(&v);
-    plain &= STEP_ATTACKS[WHITE][t][e];
-    prom &= STEP_ATTACKS[WHITE][GOLD][e];
+    closes[BLACK][0] &= STEP_ATTACKS[WHITE][t][e];
+    closes[BLACK][1] &= STEP_ATTACKS[WHITE][GOLD][e];
   }
-  Bitboard cand = (plain | prom | (bb_more_than_one(u) ? 0 : u)) & g->near & ~pos_occupied(&g->pos);
+  closes[WHITE][1] = closes[WHITE][0];
+  Bitboard cand = (closes[BLACK][0] | closes[BLACK][1] | closes[WHITE][0]) & g->near & ~pos_occupied(&g->pos);
   while (cand && !g->rc) {
     Square q = bb_pop(&cand);
     for (int c = 0; c < 2; c++)
       for (int pr = 0; pr < 2; pr++) {
         int s = g->sidx[t][q][c][pr];
-        if (s < start || !closes(g->states[t][s], u)) continue;
+        if (s < start || !bb_test(closes[c][pr], q)) continue;
         g->chosen[i] = s;
         pos_put(&g->pos, q, g->states[t][s].piece);
         mate_place(g, i + 1);

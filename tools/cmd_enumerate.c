@@ -99,7 +99,7 @@ static const char ENUM_HELP[] =
     "                      what the table leaves (at most --sort-mem) and spills too;\n"
     "                      the working buffers (insertion chunks, caches, write\n"
     "                      batches) shrink with it. Peak RSS stays under it from\n"
-    "                      about 40 MB up\n"
+    "                      about 32 MB up while the table fits in memory\n"
     "  --concrete          un-move and classify every concrete position of a record\n"
     "                      on its own, not through the record (seed 002's extended\n"
     "                      positions): the reference path, slower, with the same\n"
@@ -254,10 +254,10 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   if (bs->runs)
     printf("\nsort: %d runs, %.1f MB spilled (%.1f MB on disk, zstd) and merged", bs->runs, bs->run_bytes / 1048576.0,
            bs->run_disk / 1048576.0);
-  if (bs->merged_runs)
+  if (bs->merges)
     printf(" (a merge reads at most %d runs at once under the sort's memory: %d merges of runs into runs "
            "before the last)",
-           bs->merge_width, bs->merged_runs);
+           bs->merge_width, bs->merges);
   if (st->spilled_bytes)
     printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
            st->spilled_bytes / 1048576.0);
@@ -352,7 +352,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
   TsError err;
   if (material_parse(o->spec, &o->mat, &err)) return cli_fail("enumerate", &err);
   if (o->store < 0) o->store = material_total(&o->mat) >= STORE_COMPLETE_PIECES ? STORE_COMPLETE : STORE_ALL;
-  /* the solvers' tables (ranging pieces) within the lists' eighth of --mem unless given */
+  /* the solvers' tables (ranging pieces): an eighth of --mem over the threads, unless given */
   uint64_t solver_fit = (o->mem_mb / 8) / (o->threads ? o->threads : 1);
   if (!o->solver_given && o->solver_mb > solver_fit) o->solver_mb = solver_fit ? solver_fit : 1;
   snprintf(o->meta.material, sizeof o->meta.material, "%s", o->spec);

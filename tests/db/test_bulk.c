@@ -147,7 +147,7 @@ static void test_sorted_in_memory_and_runs(void **state) {
   bulk_write(db, p2, (size_t)64 << 10, 0, N_RECORDS, &st);
   assert_true(st.runs > 10);
   assert_int_equal(st.merge_width, 4);
-  assert_true(st.merged_runs >= (st.runs - 2) / 3);
+  assert_true(st.merges >= (st.runs - 2) / 3);
   assert_true(st.runs_peak <= st.runs + 1);
   check_db(db, N_RECORDS);
   uint64_t skip = 0;
