@@ -109,6 +109,7 @@ struct TsDbBulk {
   int merges;       /* merges of runs into a run (more were spilled than a merge reads at once) */
   int runs_peak;    /* the most runs held at once */
   uint64_t run_bytes, run_disk;
+  uint64_t key_bytes, entry_bytes; /* of the records added */
   TsError *err; /* the caller's, for the call in progress */
 };
 
@@ -730,6 +731,8 @@ int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
   t[7] = (uint8_t)rec->line_len;
   memcpy(t + 8, rec->line, 2 * (size_t)rec->line_len);
   b->arena_len += 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
+  b->key_bytes += rec->key_len;
+  b->entry_bytes += 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
   return TS_OK;
 }
 
@@ -826,6 +829,20 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->runs_peak = b->runs_peak;
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
+  st->db_need = tsdb_bulk_db_need(b);
+}
+
+/*
+ * What storing the records added (but the skipped) adds to the database file,
+ * a little above what it is: each record is a node of the problem table (its
+ * key, its value at most the entry's size) and a node of the length index
+ * (the key again), and 24 bytes of node headers, pointers and page slack
+ * (LMDB files of enumerations: 0.92-0.93 of this).
+ */
+uint64_t tsdb_bulk_db_need(const TsDbBulk *b) {
+  if (!b->seen || b->opt.skip >= b->seen) return 0;
+  uint64_t per = (b->entry_bytes + b->key_bytes + 24 * b->seen) / b->seen;
+  return (b->seen - b->opt.skip) * per;
 }
 
 void tsdb_bulk_free(TsDbBulk *b) {

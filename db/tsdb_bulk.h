@@ -59,6 +59,7 @@ typedef struct {
   int runs_peak;      /* the most runs (files) held at once: at most 512 while spilling */
   uint64_t run_bytes; /* bytes spilled */
   uint64_t run_disk;  /* the runs' size on disk (zstd) */
+  uint64_t db_need;   /* tsdb_bulk_db_need when asked */
 } TsDbBulkStats;
 
 typedef struct TsDbBulk TsDbBulk;
@@ -81,6 +82,10 @@ int tsdb_bulk_add_db(TsDbBulk *b, TsDb *from, uint64_t *added, TsError *err);
  * record wins inside a batch; add each key once). Errors of tsdb_put_batch,
  * TS_ERR_IO for the runs. */
 int tsdb_bulk_finish(TsDbBulk *b, TsError *err);
+/* Bytes the database file may grow by when the records added (but the
+ * `skip` already stored) are written: an estimate from their sizes, on the
+ * high side. */
+uint64_t tsdb_bulk_db_need(const TsDbBulk *b);
 void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st);
 void tsdb_bulk_free(TsDbBulk *b);
 

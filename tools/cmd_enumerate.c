@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -58,8 +60,9 @@ static const char ENUM_HELP[] =
     "  --resume            continue a run that was interrupted: the records already\n"
     "                      committed are kept and the rest is written; once its layers\n"
     "                      are done a run keeps its table in PATH-table (removed at\n"
-    "                      the end), and a resumed run reads it instead of making\n"
-    "                      the mates and layers again\n"
+    "                      the end, or before the write when the disk lacks room\n"
+    "                      for the database), and a resumed run reads it instead\n"
+    "                      of making the mates and layers again\n"
     "  --stats             print time per phase, positions per layer, peak memory and\n"
     "                      database size\n"
     "  --threads N         worker threads (default: the number of processors); the\n"
@@ -261,8 +264,9 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   if (st->spilled_bytes)
     printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
            st->spilled_bytes / 1048576.0);
-  printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records)\n", cli_peak_rss_kb() / 1024,
-         ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries);
+  printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records; the write was estimated at up to %.1f MB)\n",
+         cli_peak_rss_kb() / 1024, ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries,
+         bs->db_need / 1048576.0);
 }
 
 typedef struct {
@@ -506,6 +510,40 @@ static int table_of_run(const EnumOpts *o, Retro *r, const char *ckpt, bool *loa
   return TS_OK;
 }
 
+/* Free bytes of the file system that holds path (the superuser's reserve too when run as root, as
+ * LMDB's writes may use it); UINT64_MAX when it cannot be read. */
+static uint64_t disk_free(const char *path) {
+  struct statvfs fs;
+  if (statvfs(path, &fs)) return UINT64_MAX;
+  return (uint64_t)(geteuid() ? fs.f_bavail : fs.f_bfree) * fs.f_frsize;
+}
+
+/*
+ * Before the sorted write: when the disk lacks room for what the database
+ * will grow by (tsdb_bulk_db_need) with a margin, the table's checkpoint is
+ * removed to make room (a resumed run then makes the table again; the records
+ * written stay written); if there is still too little, it is said, and the
+ * write goes on (the estimate is on the high side; a write that fails for
+ * room is an error of its own and leaves the database as its last commit).
+ */
+static void make_room(const char *path, const char *ckpt, const TsDbBulk *bulk) {
+  uint64_t need = tsdb_bulk_db_need(bulk), margin = need / 50 + ((uint64_t)256 << 20);
+  uint64_t avail = disk_free(path);
+  if (avail == UINT64_MAX || avail >= need + margin) return;
+  struct stat cs;
+  if (stat(ckpt, &cs) == 0) {
+    ckpt_remove(ckpt);
+    fprintf(stderr,
+            "tsume enumerate: %s removed to make room: the database may grow by %llu MB and the disk had %llu MB "
+            "free; a resumed run makes the table again\n",
+            ckpt, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
+    avail = disk_free(path);
+    if (avail >= need + margin) return;
+  }
+  fprintf(stderr, "tsume enumerate: %s: the database may grow by %llu MB and the disk has %llu MB free\n", path,
+          (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
+}
+
 static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   TsDb *db;
   int rc = open_target(o, o->path, false, lockp, &db);
@@ -551,6 +589,7 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
   rc = classify_into(r, &o->mat, &w);
   const RetroStats *st = retro_stats(r);
   pr.phase_t0 = cli_now_ms();
+  if (!rc) make_room(o->path, ckpt, w.bulk);
   if (!rc) rc = tsdb_bulk_finish(w.bulk, &w.err);
   if (!rc) rc = tsdb_counts_store(db, w.counts, STORE_NAMES[o->store], &w.err);
   /* written last, so a database that holds them is a finished one */

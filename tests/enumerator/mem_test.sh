@@ -28,6 +28,16 @@ case "$(ldd "$T" 2>/dev/null)" in
   [ $st = 3 ] && grep -q "cannot double within the memory ceiling of 7 MB nor go on in a file beside the database: No space left on device" "$tmp/full.err" &&
     ok "--mem 8 on a full disk: exit 3, $(grep -o 'nor go on.*device' "$tmp/full.err")" ||
     bad "--mem 8 on a full disk: exit $st: $(tail -1 "$tmp/full.err")"
+  # a disk short of room for the database: the table's checkpoint goes, the run goes on
+  "$T" enumerate --pieces G2P1 --db "$tmp/g2p1.mdb" --threads 2 >/dev/null 2>&1 || bad "G2P1 reference run"
+  "$T" query --db "$tmp/g2p1.mdb" --json >"$tmp/g2p1.json"
+  LD_PRELOAD="$SO" "$T" enumerate --pieces G2P1 --db "$tmp/room.mdb" --threads 2 >/dev/null 2>"$tmp/room.err"
+  st=$?
+  [ $st = 0 ] && grep -q "room.mdb-table removed to make room: the database may grow by [0-9]* MB and the disk had 1 MB free" "$tmp/room.err" &&
+    grep -q "room.mdb: the database may grow by [0-9]* MB and the disk has 1 MB free" "$tmp/room.err" &&
+    [ ! -e "$tmp/room.mdb-table" ] && "$T" query --db "$tmp/room.mdb" --json | cmp -s - "$tmp/g2p1.json" &&
+    ok "a disk short of room for the database: the checkpoint removed and said, the same G2P1 database" ||
+    bad "short of room: exit $st: $(cat "$tmp/room.err")"
   ;;
 esac
 "$T" enumerate --pieces N4 --max-moves 7 --db "$tmp/ref.mdb" --threads 2 >/dev/null 2>&1 || bad "reference run"
