@@ -118,12 +118,49 @@ void retro_generate_kinds(const Position *pos, UnMoveList *l, unsigned kinds) {
   retro_generate_to(pos, l, kinds, BB_ALL);
 }
 
+static Bitboard sliders_of(const Position *pos, Color c) {
+  const Bitboard *T = pos->by_type;
+  return (T[LANCE] | T[BISHOP] | T[ROOK] | T[HORSE] | T[DRAGON]) & pos->by_color[c];
+}
+
+/*
+ * The squares `to` of the mover's pieces whose un-moves may pass prev_ok's
+ * check tests, found once per position instead of once per un-move. A checker
+ * of the opponent's king that has no sliding move keeps checking whatever is
+ * un-moved but itself, so with one such checker only its un-moves remain, with
+ * two none. When the mover must be in check in the predecessor (checked), is
+ * not in check in pos and the opponent has no sliding piece, no change of
+ * occupancy gives a check: only the king's un-moves remain, and those putting
+ * back a captured piece that attacks the king, from a square next to it or a
+ * knight's jump away (unless a sliding piece may be put back).
+ */
+static Bitboard useful_to(const Position *pos, unsigned kinds, bool checked, Bitboard occ) {
+  Color opp = pos->side, mover = color_flip(opp);
+  Bitboard keep = BB_ALL;
+  Square ek = pos->king[opp];
+  if (ek != SQ_NONE) {
+    Bitboard step = pos_attackers_to(pos, ek, mover, occ) & ~sliders_of(pos, mover);
+    if (bb_more_than_one(step)) return 0;
+    if (step) keep = step;
+  }
+  Square k = pos->king[mover];
+  if (!checked) return keep;
+  if (k == SQ_NONE) return 0;
+  if (sliders_of(pos, opp) || pos_attackers_to(pos, k, opp, occ)) return keep;
+  Hand h = pos->hand[mover];
+  static const PieceType slide[] = {LANCE, BISHOP, ROOK};
+  for (int i = 0; i < 3; i++)
+    if (hand_has(h, slide[i]) && (kinds & (1u << slide[i]))) return keep;
+  return keep & (BB_SQ[k] | STEP_ATTACKS[mover][KING][k] | STEP_ATTACKS[mover][KNIGHT][k]);
+}
+
 static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboard to_mask, bool checked) {
   Color mover = color_flip(pos->side);
   l->size = 0;
   Bitboard occ = pos_occupied(pos);
   Bitboard empty = BB_ALL & ~occ;
   Bitboard mine = pos->by_color[mover] & to_mask;
+  if (mine) mine &= useful_to(pos, kinds, checked, occ);
   while (mine) {
     Square to = bb_pop(&mine);
     Piece p = pos->board[to];

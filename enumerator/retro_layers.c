@@ -179,11 +179,13 @@ static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) 
 typedef struct {
   bool king; /* a king move (f on s may attack its square) */
   Square to;
-  KeyBase kb;
+  KeyBase kb; /* the position after the reply, made when a square still standing needs it */
 } GroupReply;
 
 typedef struct GroupReplies {
-  int n;
+  int n, made; /* replies; of them, those whose kb is made */
+  const Position *p;
+  Move move[MAX_MOVES];
   GroupReply rep[MAX_MOVES];
 } GroupReplies;
 
@@ -195,24 +197,35 @@ static int eval_with(Retro *r, const Position *p, Square s, Piece f) {
   return v < 0 ? -2 : v;
 }
 
-/* P's replies, the king's first (a candidate is most often refuted by a king move). */
+/* P's replies, the king's first (a candidate is most often refuted by a king
+ * move); the position after each is made when group_values reaches it. */
 static void group_replies(const Position *p, GroupReplies *g) {
   MoveList l;
   movegen_legal(p, &l);
-  g->n = 0;
+  g->n = g->made = 0;
+  g->p = p;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < l.size; i++) {
       Move m = l.moves[i];
       bool king = !move_is_drop(m) && move_from(m) == p->king[WHITE];
       if (king != (pass == 0)) continue;
-      GroupReply *gr = &g->rep[g->n++];
-      Position t = *p;
-      Undo u;
-      pos_do_move(&t, m, &u);
+      GroupReply *gr = &g->rep[g->n];
+      g->move[g->n++] = m;
       gr->king = king;
       gr->to = move_to(m);
-      retro_keybase_init(&gr->kb, &t);
     }
+}
+
+static const GroupReply *group_reply(GroupReplies *g, int j) {
+  GroupReply *gr = &g->rep[j];
+  if (j >= g->made) {
+    Position t = *g->p;
+    Undo u;
+    pos_do_move(&t, g->move[j], &u);
+    retro_keybase_init(&gr->kb, &t);
+    g->made = j + 1;
+  }
+  return gr;
 }
 
 /* The keys of one un-move's predecessors, one per square of the free piece. */
@@ -238,7 +251,7 @@ static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece 
  * of P (see above): -1 where one is not known. The replies are taken one at a
  * time for all the squares still standing (their look-ups as one batch), so
  * a square refuted by a reply costs nothing more. */
-static void group_values(const Retro *r, const GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
+static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
                          int *out) {
   PieceType ft = piece_type(f);
   int alive[SQ_NB], best[SQ_NB], na = 0;
@@ -258,6 +271,7 @@ static void group_values(const Retro *r, const GroupReplies *g, const SquareKeys
         core[a] = 0;
         continue;
       }
+      gr = group_reply(g, j);
       core[a] = retro_keybase_split(&gr->kb, k->s[i], f, NULL, &sqs[a]);
       table_prefetch(r, core[a]);
     }
