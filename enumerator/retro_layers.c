@@ -170,11 +170,14 @@ static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) 
  * and a look-up; the un-moves of f itself, and those to a square where a pawn
  * drop would check (打ち歩詰め asks whether x(s) is mate), are made on x(s).
  *
- * A defender layer's candidate q(s) = P + f on s (P: a predecessor of B) is
- * valued once per un-move too: when f is the attacker's, not next to the king
- * and not giving check, the replies of q(s) are those of P less the king moves
- * to squares f attacks from s, and each reply's position is that of P plus f
- * on s. The other squares are valued on q(s) itself.
+ * A defender layer's candidate q(s) = P + f on s (P: a predecessor of B, in
+ * check) is valued once per un-move too, each reply's position being that of
+ * P plus f on s. When f is the attacker's, not next to the king and not giving
+ * check, the replies of q(s) are those of P less the king moves to squares f
+ * attacks from s. When f is the defender's it cannot interpose (no piece
+ * slides), so the replies of q(s) are those of P less the moves to s, on the
+ * squares from which f cannot take the one checker. The other squares are
+ * valued on q(s) itself.
  */
 typedef struct {
   bool king; /* a king move (f on s may attack its square) */
@@ -254,6 +257,7 @@ static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece 
 static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
                          int *out) {
   PieceType ft = piece_type(f);
+  Color fc = piece_color(f);
   int alive[SQ_NB], best[SQ_NB], na = 0;
   for (int i = 0; i < k->n; i++)
     if (want[i]) {
@@ -266,8 +270,8 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
     const GroupReply *gr = &g->rep[j];
     for (int a = 0; a < na; a++) {
       int i = alive[a];
-      /* a king move to a square f attacks from s is not a reply of q(s) */
-      if (gr->king && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], k->s[i])) {
+      /* f's square is taken; a king move to a square the attacker's f attacks from s is not a reply of q(s) */
+      if (gr->to == k->s[i] || (gr->king && fc == BLACK && bb_test(STEP_ATTACKS[WHITE][ft][gr->to], k->s[i]))) {
         core[a] = 0;
         continue;
       }
@@ -307,8 +311,12 @@ static void record_defender(LayerWorker *w, const UnMove *um, const Position *p,
   Square kp = p->king[WHITE];
   Bitboard fchk = fc == BLACK ? STEP_ATTACKS[WHITE][ft][kp] : 0;
   if (!p->checkers) todo &= fchk;
-  /* valued on q(s) itself: f the defender's, giving check, or next to the king */
-  Bitboard single = fc == WHITE || !p->checkers ? BB_ALL : fchk | STEP_ATTACKS[BLACK][KING][kp];
+  /* valued on q(s) itself: the attacker's f giving check or next to the king; the defender's f able to take
+   * the one checker (it takes none of two) */
+  Bitboard single = !p->checkers ? BB_ALL
+                    : fc == BLACK ? fchk | STEP_ATTACKS[BLACK][KING][kp]
+                    : bb_more_than_one(p->checkers) ? 0
+                                                    : STEP_ATTACKS[BLACK][ft][bb_lsb(p->checkers)];
   square_keys(r, kb, todo, f, sk);
   bool want[SQ_NB], any = false;
   int vals[SQ_NB];
