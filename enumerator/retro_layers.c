@@ -37,6 +37,17 @@ static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
 
 bool retro_within_material(const Retro *r, const Position *pos) { return within_material_plus(r, pos, PIECE_NONE); }
 
+/* After the defender's un-capture of `captured` (an attacker's piece put back on the board, from a position
+ * inside the material, f more on the board with it): is its kind still within the spec count? The other
+ * kinds are as they were. */
+static bool uncapture_within(const Retro *r, const Position *pos, Piece captured, Piece f) {
+  PieceType t = pt_demote(piece_type(captured));
+  Bitboard on = pos->by_type[t];
+  if (pt_can_promote(t)) on |= pos->by_type[pt_promote(t)];
+  int n = bb_popcount(on) + hand_count(pos->hand[BLACK], t) + (pt_demote(piece_type(f)) == t);
+  return n <= r->mat.count[t];
+}
+
 /* Defender to move: 1 + the longest reply if every reply reaches a known mate, else -1. */
 static int eval_defender(Retro *r, const Position *q) {
   MoveList l;
@@ -307,7 +318,7 @@ static void record_defender(LayerWorker *w, const UnMove *um, const Position *p,
   PieceType ft = piece_type(f);
   Color fc = piece_color(f);
   GroupReplies *g = w->group;
-  if (um->captured && !within_material_plus(r, p, f)) return;
+  if (um->captured && !uncapture_within(r, p, um->captured, f)) return;
   Square kp = p->king[WHITE];
   Bitboard fchk = fc == BLACK ? STEP_ATTACKS[WHITE][ft][kp] : 0;
   if (!p->checkers) todo &= fchk;
