@@ -412,11 +412,19 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     }
     record_defender(w, um, p, &kb, todo, f, sk);
   }
-  /* the un-moves of f itself, and those to the squares of conc, on each x(s) = B + f on s */
+  /* the un-moves of f itself, and those to the squares of conc, on each x(s) = B + f on s; f un-moves only
+   * when it is the mover's and, for the attacker, B does not check (f is then the checker), for the defender,
+   * s is next to its king or a knight's jump away (an un-capture there may check it) */
+  Square dk = b.king[WHITE];
+  Bitboard fsq = fc != mover                                                    ? 0
+                 : mover == BLACK                                               ? (pos_attackers_to(&b, dk, BLACK, pos_occupied(&b)) ? 0 : BB_ALL)
+                                                                                : STEP_ATTACKS[WHITE][KING][dk] | STEP_ATTACKS[WHITE][KNIGHT][dk];
   for (int k = 0; k < ns && !w->rc; k++) {
+    Bitboard mask = (BB_SQ[sqs[k]] & fsq) | conc;
+    if (!mask) continue;
     Position x = b;
     pos_add(&x, sqs[k], f);
-    layer_position(w, &x, BB_SQ[sqs[k]] | conc);
+    layer_position(w, &x, mask);
   }
 }
 
