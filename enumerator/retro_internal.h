@@ -186,6 +186,8 @@ typedef struct {
   int dmax;             /* the entries' greatest distance to the king (-1: none) */
   int lastmax[2];       /* per orientation, the last entry at that distance */
   Key head;
+  Key pack[2];          /* the entries packed as in a key, per orientation */
+  Key rest[2];          /* the same without the entry lastmax */
 } KeyBase;
 void retro_keybase_init(KeyBase *kb, const Position *base);
 /* retro_pos_split of the base with piece f added on the empty square s. */

@@ -128,6 +128,19 @@ Key retro_pos_split(const Position *pos, Key *full, Square *sq) {
   return core;
 }
 
+/* Packed entries (key_pack) with entry fe put in at index i: those after it move down one place. */
+static inline Key pack_insert(Key p, int i, unsigned fe) {
+  int hi = 98 - 12 * i; /* the entries before i are above bit hi */
+  Key below = ((Key)1 << hi) - 1;
+  return (p & ~below) | ((Key)fe << (hi - 12)) | ((p & below) >> 12);
+}
+
+/* Packed entries without the one at index i: those after it move up one place. */
+static inline Key pack_remove(Key p, int i) {
+  int hi = 98 - 12 * i; /* entry i is just below bit hi */
+  return (p & ~(((Key)1 << hi) - 1)) | ((p & (((Key)1 << (hi - 12)) - 1)) << 12);
+}
+
 /*
  * Keys of one position with one piece more (retro_internal.h's KeyBase): the
  * entries of the base in both orientations are made once, and each square of
@@ -141,6 +154,8 @@ void retro_keybase_init(KeyBase *kb, const Position *base) {
   kb->n = key_entries(base, false, kb->e[0]);
   key_entries(base, true, kb->e[1]);
   kb->head = key_head(base, kb->ck);
+  kb->pack[0] = key_pack(kb->e[0], kb->n, -1);
+  kb->pack[1] = key_pack(kb->e[1], kb->n, -1);
   kb->dmax = -1;
   kb->lastmax[0] = kb->lastmax[1] = -1;
   /* distances do not depend on the orientation: the king is mirrored with the entries */
@@ -148,55 +163,52 @@ void retro_keybase_init(KeyBase *kb, const Position *base) {
     int d = sq_distance((Square)(kb->e[0][i] >> 5), k);
     if (d > kb->dmax) kb->dmax = d;
   }
-  for (int o = 0; o < 2; o++)
+  for (int o = 0; o < 2; o++) {
     for (int i = 0; i < kb->n; i++)
       if (sq_distance((Square)(kb->e[o][i] >> 5), o ? m : k) == kb->dmax) kb->lastmax[o] = i;
+    kb->rest[o] = kb->lastmax[o] >= 0 ? pack_remove(kb->pack[o], kb->lastmax[o]) : 0;
+  }
 }
 
-/* Entries of the base in orientation o with (square s, piece f) merged in, in
- * order; *at: where the added entry went. */
-static int kb_merge(const KeyBase *kb, int o, Square s, Piece f, unsigned out[SQ_NB], int *at) {
-  unsigned fe = ((unsigned)(o ? sq_mirror(s) : s) << 5) | (unsigned)f;
-  const unsigned *e = kb->e[o];
-  int n = 0, i = 0;
-  for (; i < kb->n && e[i] < fe; i++) out[n++] = e[i];
-  *at = n;
-  out[n++] = fe;
-  for (; i < kb->n; i++) out[n++] = e[i];
-  return n;
+/* Index of the base's entries in orientation o at which the entry fe goes (the squares are distinct). */
+static inline int kb_index(const KeyBase *kb, int o, unsigned fe) {
+  int i = 0;
+  while (i < kb->n && kb->e[o][i] < fe) i++;
+  return i;
 }
 
 Key retro_keybase_split(const KeyBase *kb, Square s, Piece f, Key *full, Square *sq) {
-  unsigned e[SQ_NB];
-  int n, o = kb->orient, fi;
-  if (o < 2) {
-    n = kb_merge(kb, o, s, f, e, &fi);
-  } else {
-    unsigned g[SQ_NB];
-    int gi;
-    n = kb_merge(kb, 0, s, f, e, &fi);
-    kb_merge(kb, 1, s, f, g, &gi);
+  int o = kb->orient;
+  unsigned fe = ((unsigned)(o == 1 ? sq_mirror(s) : s) << 5) | (unsigned)f;
+  int fi = kb_index(kb, o == 1, fe);
+  if (o == 2) {
+    /* the smaller of the two orientations' entries, compared as packed (the first entry that differs) */
+    unsigned ge = ((unsigned)sq_mirror(s) << 5) | (unsigned)f;
+    int gi = kb_index(kb, 1, ge);
+    Key x = pack_insert(kb->pack[0], fi, fe), y = pack_insert(kb->pack[1], gi, ge);
     o = 0;
-    for (int i = 0; i < n; i++)
-      if (e[i] != g[i]) {
-        if (g[i] < e[i]) {
-          memcpy(e, g, sizeof *e * (size_t)n);
-          fi = gi;
-          o = 1;
-        }
-        break;
-      }
+    if (y < x) {
+      x = y;
+      fe = ge;
+      fi = gi;
+      o = 1;
+    }
+    if (full) *full = kb->head | x;
+  } else if (full) {
+    *full = kb->head | pack_insert(kb->pack[o], fi, fe);
   }
-  if (full) *full = kb->head | key_pack(e, n, -1);
   /* free_entry of the merged entries, from the base's: the added piece when it
-   * is farther than every entry, or as far and later than the last such */
-  int df = sq_distance(s, kb->king), at;
-  if (df > kb->dmax || (df == kb->dmax && fi > kb->lastmax[o]))
-    at = fi;
-  else
-    at = kb->lastmax[o] + (kb->lastmax[o] >= fi);
-  *sq = (Square)(e[at] >> 5);
-  return kb->head | key_pack(e, n, at) | (Key)(e[at] & 31);
+   * is farther than every entry, or as far and later than the last such; the
+   * record key is then the base's entries, else those without the last such
+   * with the added one put in */
+  int df = sq_distance(s, kb->king), j = kb->lastmax[o];
+  if (df > kb->dmax || (df == kb->dmax && fi > j)) {
+    *sq = (Square)(fe >> 5);
+    return kb->head | kb->pack[o] | (Key)(fe & 31);
+  }
+  unsigned ea = kb->e[o][j];
+  *sq = (Square)(ea >> 5);
+  return kb->head | pack_insert(kb->rest[o], fi - (fi > j), fe) | (Key)(ea & 31);
 }
 
 void retro_key_decode(Key k, Position *pos) {
