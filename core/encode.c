@@ -34,7 +34,8 @@ static size_t encode_hands(const Position *pos, uint8_t *out, size_t n) {
   return n;
 }
 
-size_t pos_encode(const Position *pos, uint8_t *out) {
+/* The side and the board of a code (pos_encode without the end). */
+static size_t encode_board(const Position *pos, uint8_t *out) {
   size_t n = 0;
   out[n++] = (uint8_t)pos->side;
   Bitboard occ = pos_occupied(pos);
@@ -43,8 +44,10 @@ size_t pos_encode(const Position *pos, uint8_t *out) {
     out[n++] = (uint8_t)s;
     out[n++] = pos->board[s];
   }
-  return encode_hands(pos, out, n);
+  return n;
 }
+
+size_t pos_encode(const Position *pos, uint8_t *out) { return encode_hands(pos, out, encode_board(pos, out)); }
 
 int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
   pos_clear(pos);
@@ -75,9 +78,9 @@ int pos_decode(const uint8_t *code, size_t len, Position *pos, TsError *err) {
   return TS_OK;
 }
 
-/* pos_encode of pos_mirror(pos), read off pos: the mirrored squares ascend as
+/* encode_board of pos_mirror(pos), read off pos: the mirrored squares ascend as
  * the files descend (ranks ascending within a file). */
-static size_t encode_mirrored(const Position *pos, uint8_t *out) {
+static size_t encode_board_mirrored(const Position *pos, uint8_t *out) {
   size_t n = 0;
   out[n++] = (uint8_t)pos->side;
   Bitboard occ = pos_occupied(pos);
@@ -90,21 +93,21 @@ static size_t encode_mirrored(const Position *pos, uint8_t *out) {
       out[n++] = pos->board[s];
     }
   }
-  return encode_hands(pos, out, n);
+  return n;
 }
 
 size_t pos_canonical_sym(const Position *pos, uint8_t *out, bool *mirrored, bool *symmetric) {
-  uint8_t a[POS_CODE_MAX], b[POS_CODE_MAX];
-  size_t na = pos_encode(pos, a);
-  size_t nb = encode_mirrored(pos, b);
-  size_t k = na < nb ? na : nb;
-  int c = memcmp(a, b, k);
-  bool take_b = c > 0 || (c == 0 && nb < na);
-  if (mirrored) *mirrored = take_b;
+  /* the two orientations have the same pieces and hands: their codes differ in the board only, which has
+   * the same length in both */
+  uint8_t b[POS_CODE_MAX];
+  size_t n = encode_board(pos, out);
+  encode_board_mirrored(pos, b);
+  int c = memcmp(out, b, n);
+  if (mirrored) *mirrored = c > 0;
   /* the code is exact: equal codes, equal positions */
-  if (symmetric) *symmetric = c == 0 && na == nb;
-  memcpy(out, take_b ? b : a, take_b ? nb : na);
-  return take_b ? nb : na;
+  if (symmetric) *symmetric = c == 0;
+  if (c > 0) memcpy(out, b, n);
+  return encode_hands(pos, out, n);
 }
 
 size_t pos_canonical(const Position *pos, uint8_t *out, bool *mirrored) {

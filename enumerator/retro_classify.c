@@ -152,9 +152,12 @@ static int cls_value_in(Cls *c, const Position *pos, int bound, bool within) {
   return v;
 }
 
-static int cls_value(Cls *c, const Position *pos, int bound) {
-  return cls_value_in(c, pos, bound, retro_within_material(c->r, pos));
-}
+/* Is a position of a problem's lines inside the material? Only a drop of the defender adds a piece to it
+ * (a capture moves one between the board and the attacker's hand, or out of it), and without a sliding
+ * piece no check can be interposed: the lines of such materials never leave it. */
+static bool cls_in(const Retro *r, const Position *pos) { return !r->ranging || retro_within_material(r, pos); }
+
+static int cls_value(Cls *c, const Position *pos, int bound) { return cls_value_in(c, pos, bound, cls_in(c->r, pos)); }
 
 typedef struct {
   Cls *c;
@@ -225,7 +228,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   movegen_checks(pos, &l);
   int any = 0, within = 0;
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
-  bool in = retro_within_material(c->r, pos);
+  bool in = cls_in(c->r, pos);
   int bound = nmates ? c->r->opt.max_moves : V - 1;
   Position q = *pos;
   /* inside the material every child is a table look-up: the keys first, their
