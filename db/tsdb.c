@@ -123,7 +123,7 @@ static int write_errno(const char *path, int rc) {
   if (rc != EIO) return rc;
   const uint64_t slack = (uint64_t)1 << 20;
   struct statvfs fs;
-  if (statvfs(path, &fs) == 0 && (uint64_t)(geteuid() ? fs.f_bavail : fs.f_bfree) * fs.f_frsize < slack) return ENOSPC;
+  if (statvfs(path, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < slack) return ENOSPC;
   struct rlimit rl;
   struct stat st;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && stat(path, &st) == 0 &&

@@ -510,12 +510,12 @@ static int table_of_run(const EnumOpts *o, Retro *r, const char *ckpt, bool *loa
   return TS_OK;
 }
 
-/* Free bytes of the file system that holds path (the superuser's reserve too when run as root, as
- * LMDB's writes may use it); UINT64_MAX when it cannot be read. */
+/* Bytes of the file system that holds path available to a writer, as df shows them (its free blocks can
+ * be far more: a reserve, or a volume's share of a larger pool); UINT64_MAX when it cannot be read. */
 static uint64_t disk_free(const char *path) {
   struct statvfs fs;
   if (statvfs(path, &fs)) return UINT64_MAX;
-  return (uint64_t)(geteuid() ? fs.f_bavail : fs.f_bfree) * fs.f_frsize;
+  return (uint64_t)fs.f_bavail * fs.f_frsize;
 }
 
 /*

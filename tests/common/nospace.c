@@ -23,8 +23,10 @@ int posix_fallocate(int fd, off_t offset, off_t len) {
   return real ? real(fd, offset, len) : ENOSYS;
 }
 
+/* 1 MB available; the free blocks stay as they are, far more (as where a volume's share of a pool, or a
+ * reserve, is below the file system's free blocks). */
 static void one_megabyte_free(struct statvfs *fs) {
-  fs->f_bavail = fs->f_bfree = fs->f_frsize ? ((unsigned long)1 << 20) / fs->f_frsize : 256;
+  fs->f_bavail = fs->f_frsize ? ((unsigned long)1 << 20) / fs->f_frsize : 256;
 }
 
 int statvfs(const char *path, struct statvfs *fs) {
