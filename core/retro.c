@@ -124,17 +124,17 @@ static Bitboard sliders_of(const Position *pos, Color c) {
 }
 
 /*
- * The squares `to` of the mover's pieces whose un-moves may pass prev_ok's
- * check tests, found once per position instead of once per un-move. A checker
- * of the opponent's king that has no sliding move keeps checking whatever is
- * un-moved but itself, so with one such checker only its un-moves remain, with
- * two none. When the mover must be in check in the predecessor (checked), is
- * not in check in pos and the opponent has no sliding piece, no change of
- * occupancy gives a check: only the king's un-moves remain, and those putting
- * back a captured piece that attacks the king, from a square next to it or a
- * knight's jump away (unless a sliding piece may be put back).
+ * retro_unmove_squares (retro.h). A checker of the opponent's king that has no
+ * sliding move keeps checking whatever is un-moved but itself, so with one
+ * such checker only its un-moves remain, with two none. When the mover must
+ * be in check in the predecessor (checked), is not in check in pos and the
+ * opponent has no sliding piece, no change of occupancy gives a check: only
+ * the king's un-moves remain, and those putting back a captured piece that
+ * attacks the king, from a square next to it or a knight's jump away (unless
+ * a sliding piece may be put back).
  */
-static Bitboard useful_to(const Position *pos, unsigned kinds, bool checked, Bitboard occ) {
+Bitboard retro_unmove_squares(const Position *pos, unsigned kinds, bool checked) {
+  Bitboard occ = pos_occupied(pos);
   Color opp = pos->side, mover = color_flip(opp);
   Bitboard keep = BB_ALL;
   Square ek = pos->king[opp];
@@ -160,7 +160,7 @@ static void generate(const Position *pos, UnMoveList *l, unsigned kinds, Bitboar
   Bitboard occ = pos_occupied(pos);
   Bitboard empty = BB_ALL & ~occ;
   Bitboard mine = pos->by_color[mover] & to_mask;
-  if (mine) mine &= useful_to(pos, kinds, checked, occ);
+  if (mine) mine &= retro_unmove_squares(pos, kinds, checked);
   while (mine) {
     Square to = bb_pop(&mine);
     Piece p = pos->board[to];

@@ -41,6 +41,10 @@ void retro_generate_to(const Position *pos, UnMoveList *list, unsigned uncapture
 /* retro_generate_to, keeping only the predecessors in which the mover is in
  * check (the un-moves of a side that answered a check). */
 void retro_generate_checked(const Position *pos, UnMoveList *list, unsigned uncapture_kinds, Bitboard to_mask);
+/* The squares of the mover's pieces whose un-moves may pass the check tests of
+ * retro_generate_to (checked: of retro_generate_checked), found once per
+ * position: the generators make no un-move to another square. */
+Bitboard retro_unmove_squares(const Position *pos, unsigned uncapture_kinds, bool checked);
 /* prev = the predecessor of pos by the un-move u (keys and checkers set). */
 void retro_apply(const Position *pos, const UnMove *u, Position *prev);
 

@@ -119,11 +119,16 @@ static int lmdb_error(const char *path, int rc, const char *what, TsError *err) 
  * file-size limit of the process (ulimit -f) gives: name the real cause when
  * the file system has (nearly) no room left or the file has reached the limit.
  */
+uint64_t tsdb_disk_available(const char *path) {
+  struct statvfs fs;
+  if (statvfs(path, &fs)) return UINT64_MAX;
+  return (uint64_t)fs.f_bavail * fs.f_frsize;
+}
+
 static int write_errno(const char *path, int rc) {
   if (rc != EIO) return rc;
   const uint64_t slack = (uint64_t)1 << 20;
-  struct statvfs fs;
-  if (statvfs(path, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < slack) return ENOSPC;
+  if (tsdb_disk_available(path) < slack) return ENOSPC;
   struct rlimit rl;
   struct stat st;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && stat(path, &st) == 0 &&

@@ -182,6 +182,10 @@ int tsdb_open(const char *path, unsigned flags, const TsDbMeta *meta, TsDb **out
 void tsdb_close(TsDb *db);
 /* Flushes committed batches to disk (needed only with TSDB_NOSYNC). TS_ERR_IO. */
 int tsdb_sync(TsDb *db, TsError *err);
+/* Bytes a writer may still use on the file system that holds path, as df
+ * shows them (statvfs's available blocks: the free blocks may be far more, a
+ * reserve or a volume's share of a larger pool); UINT64_MAX if unreadable. */
+uint64_t tsdb_disk_available(const char *path);
 /* Copies the stored material and rule options into *meta (tuning fields 0). */
 int tsdb_meta_get(TsDb *db, TsDbMeta *meta, TsError *err);
 

@@ -730,9 +730,10 @@ int tsdb_bulk_add(TsDbBulk *b, const TsRecord *rec, TsError *err) {
   t[6] = rec->root_mates;
   t[7] = (uint8_t)rec->line_len;
   memcpy(t + 8, rec->line, 2 * (size_t)rec->line_len);
-  b->arena_len += 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
+  size_t len = 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
+  b->arena_len += len;
   b->key_bytes += rec->key_len;
-  b->entry_bytes += 1 + rec->key_len + 8 + 2 * (size_t)rec->line_len;
+  b->entry_bytes += len;
   return TS_OK;
 }
 

@@ -22,16 +22,19 @@
 
 /* ---------- layers ---------- */
 
+/* Pieces of kind t (promoted or not) on the board and in the attacker's hand, with piece f more on the
+ * board (PIECE_NONE: none). */
+static int kind_count(const Position *pos, PieceType t, Piece f) {
+  Bitboard on = pos->by_type[t];
+  if (pt_can_promote(t)) on |= pos->by_type[pt_promote(t)];
+  return bb_popcount(on) + hand_count(pos->hand[BLACK], t) + (f != PIECE_NONE && pt_demote(piece_type(f)) == t);
+}
+
 /* Is the material of pos, with piece f more on the board (PIECE_NONE: none),
  * inside the spec (each kind at most the spec count)? */
 static bool within_material_plus(const Retro *r, const Position *pos, Piece f) {
-  PieceType ft = f != PIECE_NONE ? pt_demote(piece_type(f)) : PT_NONE;
-  for (int t = PAWN; t <= GOLD; t++) {
-    Bitboard on = pos->by_type[t];
-    if (pt_can_promote((PieceType)t)) on |= pos->by_type[pt_promote((PieceType)t)];
-    int n = bb_popcount(on) + hand_count(pos->hand[BLACK], (PieceType)t) + (ft == (PieceType)t);
-    if (n > r->mat.count[t]) return false;
-  }
+  for (int t = PAWN; t <= GOLD; t++)
+    if (kind_count(pos, (PieceType)t, f) > r->mat.count[t]) return false;
   return true;
 }
 
@@ -42,10 +45,7 @@ bool retro_within_material(const Retro *r, const Position *pos) { return within_
  * kinds are as they were. */
 static bool uncapture_within(const Retro *r, const Position *pos, Piece captured, Piece f) {
   PieceType t = pt_demote(piece_type(captured));
-  Bitboard on = pos->by_type[t];
-  if (pt_can_promote(t)) on |= pos->by_type[pt_promote(t)];
-  int n = bb_popcount(on) + hand_count(pos->hand[BLACK], t) + (pt_demote(piece_type(f)) == t);
-  return n <= r->mat.count[t];
+  return kind_count(pos, t, f) <= r->mat.count[t];
 }
 
 /* Defender to move: 1 + the longest reply if every reply reaches a known mate, else -1. */
@@ -412,13 +412,10 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     }
     record_defender(w, um, p, &kb, todo, f, sk);
   }
-  /* the un-moves of f itself, and those to the squares of conc, on each x(s) = B + f on s; f un-moves only
-   * when it is the mover's and, for the attacker, B does not check (f is then the checker), for the defender,
-   * s is next to its king or a knight's jump away (an un-capture there may check it) */
-  Square dk = b.king[WHITE];
-  Bitboard fsq = fc != mover                                                    ? 0
-                 : mover == BLACK                                               ? (pos_attackers_to(&b, dk, BLACK, pos_occupied(&b)) ? 0 : BB_ALL)
-                                                                                : STEP_ATTACKS[WHITE][KING][dk] | STEP_ATTACKS[WHITE][KNIGHT][dk];
+  /* the un-moves of f itself, and those to the squares of conc, on each x(s) = B + f on s; f's only where
+   * it is the mover's and B allows an un-move to its square (B's pieces, none of them sliding, check or
+   * attack the same with f on s) */
+  Bitboard fsq = fc != mover ? 0 : retro_unmove_squares(&b, w->defender ? w->kinds : ~0u, w->defender);
   for (int k = 0; k < ns && !w->rc; k++) {
     Bitboard mask = (BB_SQ[sqs[k]] & fsq) | conc;
     if (!mask) continue;

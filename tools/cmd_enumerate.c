@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -470,12 +468,12 @@ static int report_anomalies(const RetroStats *st) {
   return 1;
 }
 
-/* The table's checkpoint and what a run killed while writing it left. */
-static void ckpt_remove(const char *ckpt) {
+/* The table's checkpoint and what a run killed while writing it left; true if the checkpoint was there. */
+static bool ckpt_remove(const char *ckpt) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
-  unlink(ckpt);
   unlink(tmp);
+  return unlink(ckpt) == 0;
 }
 
 /*
@@ -510,14 +508,6 @@ static int table_of_run(const EnumOpts *o, Retro *r, const char *ckpt, bool *loa
   return TS_OK;
 }
 
-/* Bytes of the file system that holds path available to a writer, as df shows them (its free blocks can
- * be far more: a reserve, or a volume's share of a larger pool); UINT64_MAX when it cannot be read. */
-static uint64_t disk_free(const char *path) {
-  struct statvfs fs;
-  if (statvfs(path, &fs)) return UINT64_MAX;
-  return (uint64_t)fs.f_bavail * fs.f_frsize;
-}
-
 /*
  * Before the sorted write: when the disk lacks room for what the database
  * will grow by (tsdb_bulk_db_need) with a margin, the table's checkpoint is
@@ -528,16 +518,14 @@ static uint64_t disk_free(const char *path) {
  */
 static void make_room(const char *path, const char *ckpt, const TsDbBulk *bulk) {
   uint64_t need = tsdb_bulk_db_need(bulk), margin = need / 50 + ((uint64_t)256 << 20);
-  uint64_t avail = disk_free(path);
+  uint64_t avail = tsdb_disk_available(path);
   if (avail == UINT64_MAX || avail >= need + margin) return;
-  struct stat cs;
-  if (stat(ckpt, &cs) == 0) {
-    ckpt_remove(ckpt);
+  if (ckpt_remove(ckpt)) {
     fprintf(stderr,
             "tsume enumerate: %s removed to make room: the database may grow by %llu MB and the disk had %llu MB "
             "free; a resumed run makes the table again\n",
             ckpt, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
-    avail = disk_free(path);
+    avail = tsdb_disk_available(path);
     if (avail >= need + margin) return;
   }
   fprintf(stderr, "tsume enumerate: %s: the database may grow by %llu MB and the disk has %llu MB free\n", path,
