@@ -240,10 +240,14 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
       if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
       table_prefetch(c->r, cores[i]);
     }
+  /* the table in shares over ranks: the look-ups of other machines' shares made together */
+  int got[MAX_MOVES];
+  const RetroShares *sh = in ? c->r->shares : NULL;
+  if (sh) sh->many(sh, l.size, cores, sqs, got);
   for (int i = 0; i < l.size; i++) {
     int v;
     if (in) {
-      v = table_get_split(c->r, cores[i], sqs[i]);
+      v = sh ? got[i] : table_get_split(c->r, cores[i], sqs[i]);
       v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
     } else {
       Undo u;

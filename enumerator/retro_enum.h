@@ -124,7 +124,21 @@ typedef struct {
   uint64_t yozume_hits[RETRO_MAX_LEN + 1];
   uint64_t spilled_bytes; /* mates and new positions that went to files under opt.list_mem */
   uint64_t fuzume_hits[RETRO_MAX_LEN + 2];
+  /* a distributed classification over the ranks' shares, summed over the ranks:
+   * look-ups of records another machine holds, those a thread's cache answered,
+   * the one-sided reads made for the rest, and their round trips */
+  uint64_t remote_reads, remote_cached, remote_gets, remote_trips;
+  uint64_t share_bytes_max; /* the largest rank's share of the table then (0: the table was whole) */
+  /* the same four counts of the layers' reads of other ranks' tables (a distributed run on records) */
+  uint64_t layer_reads[4];
 } RetroStats;
+
+/* Where a distributed run's classification finds the records (enumerate --mpi-table). */
+typedef enum {
+  RETRO_TABLE_SHARES, /* each with its owner; read in memory on its machine, one-sided from the others */
+  RETRO_TABLE_WHOLE,  /* the whole table on every machine, shared by its ranks */
+  RETRO_TABLE_REMOTE  /* as SHARES, every other rank's share read one-sided as if on another machine */
+} RetroTableMode;
 
 typedef struct Retro Retro;
 
@@ -165,11 +179,13 @@ int retro_lookup(Retro *r, const Position *pos);
  * replaces retro_run: the table is partitioned over the ranks by a hash of
  * the record key for the mates and the layers (each rank then holds its
  * share, which retro_checkpoint_save keeps and _load reads back after
- * retro_mpi_attach); retro_gather_distributed then gathers the shares in
- * every rank, and retro_foreach_problem gives only the problems this rank
+ * retro_mpi_attach); retro_gather_distributed then makes the shares readable
+ * by every rank (mode: left with their owners, or gathered whole on every
+ * machine), and retro_foreach_problem gives only the problems this rank
  * owns, so the ranks' problems together are those of a single-process run
- * (and the stats are the same on every rank). Materials with a ranging
- * piece: TS_ERR_USAGE.
+ * (and the stats are the same on every rank). retro_mpi_sum_reads sums the
+ * classification's remote reads over the ranks into the stats. Materials
+ * with a ranging piece: TS_ERR_USAGE.
  */
 #ifdef TSUME_HAVE_MPI
 int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks);
@@ -179,10 +195,13 @@ void retro_mpi_barrier(void);
 void retro_mpi_abort(int status);
 /* Whether ok holds on every rank (a collective call). */
 bool retro_mpi_all_ok(bool ok);
+/* x summed over the ranks (a collective call). */
+uint64_t retro_mpi_sum(uint64_t x);
 /* The rank and number of ranks of this process into r (retro_run_distributed does it too). */
 void retro_mpi_attach(Retro *r);
 int retro_run_distributed(Retro *r, TsError *err);
-int retro_gather_distributed(Retro *r, TsError *err);
+int retro_gather_distributed(Retro *r, RetroTableMode mode, TsError *err);
+void retro_mpi_sum_reads(Retro *r);
 #endif
 
 #endif

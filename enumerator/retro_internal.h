@@ -75,6 +75,10 @@ struct Retro {
   void *tab_owner;
   void (*tab_release)(Retro *r);
   int king_first, king_step;
+  /* a distributed run's layers and classification read the table through
+   * the ranks' shares (retro_mpi.c): each rank's records stay with it, tab is
+   * this rank's share; NULL when this process reads its table alone */
+  const struct RetroShares *shares;
   bool mates_collect;
   Key *mates_out;
   uint64_t nmates_out, cap_mates_out;
@@ -121,12 +125,46 @@ static inline uint16_t xr_value(const XRecord *x) { return (uint16_t)(x->hi >> 4
 /* Side to move of a key or record key (1: the defender). */
 static inline int key_side(Key k) { return (int)((k >> 126) & 1); }
 
+/* The value of (record key c, square sq) in a table of cap slots, or -1. */
+static inline int table_probe(const XRecord *tab, uint64_t cap, Key c, Square sq) {
+  uint64_t mask = cap - 1, i = key_hash(c) & mask;
+  for (; tab[i].core; i = (i + 1) & mask)
+    if (tab[i].core == c && xr_has(&tab[i], sq)) return xr_value(&tab[i]);
+  return -1;
+}
+
+/* The rank that owns a record key in a run over nranks processes (high bits
+ * of the hash: the table's slots use the low ones). */
+static inline int retro_owner(Key core, int nranks) {
+  return (int)(((key_hash(core) >> 32) * (uint64_t)nranks) >> 32);
+}
+
+/*
+ * The table's shares over the ranks, for the layers and the classification
+ * of a distributed run, which leave each record with its owner: a share this
+ * process can read in memory (its own, and in the classification those of
+ * the ranks of its machine) is in base[rank], its slots laid out as the
+ * owner's table; another one is read by remote() (one-sided MPI reads).
+ */
+typedef struct RetroShares {
+  int nranks;
+  const XRecord **base; /* per rank; NULL: read through remote */
+  const uint64_t *cap;  /* per rank: its share's slots */
+  int (*remote)(const struct RetroShares *s, int owner, Key c, Square sq);
+  /* n look-ups at once (values or -1 into out): the remote ones in one round trip */
+  void (*many)(const struct RetroShares *s, int n, const Key *c, const Square *sq, int *out);
+  void *ctx;
+} RetroShares;
+
+static inline int shares_get(const RetroShares *s, Key c, Square sq) {
+  int o = retro_owner(c, s->nranks);
+  return s->base[o] ? table_probe(s->base[o], s->cap[o], c, sq) : s->remote(s, o, c, sq);
+}
+
 /* The stored value of the concrete position (record key c, square sq), or -1. */
 static inline int table_get_split(const Retro *r, Key c, Square sq) {
-  uint64_t mask = r->cap - 1, i = key_hash(c) & mask;
-  for (; r->tab[i].core; i = (i + 1) & mask)
-    if (r->tab[i].core == c && xr_has(&r->tab[i], sq)) return xr_value(&r->tab[i]);
-  return -1;
+  if (__builtin_expect(r->shares != NULL, 0)) return shares_get(r->shares, c, sq);
+  return table_probe(r->tab, r->cap, c, sq);
 }
 
 /* Puts the concrete position (record key core, square sq) of value v in the
@@ -157,13 +195,13 @@ static inline int table_place(XRecord *tab, uint64_t mask, Key core, Square sq, 
 /* Starts loading the first slot a look-up of record key c reads (look-ups made
  * in batches overlap their cache misses). */
 static inline void table_prefetch(const Retro *r, Key c) {
+  if (__builtin_expect(r->shares != NULL, 0)) {
+    const RetroShares *s = r->shares;
+    int o = retro_owner(c, s->nranks);
+    if (s->base[o]) __builtin_prefetch(&s->base[o][key_hash(c) & (s->cap[o] - 1)]);
+    return;
+  }
   __builtin_prefetch(&r->tab[key_hash(c) & (r->cap - 1)]);
-}
-
-/* The rank that owns a record key in a run over nranks processes (high bits
- * of the hash: the table's slots use the low ones). */
-static inline int retro_owner(Key core, int nranks) {
-  return (int)(((key_hash(core) >> 32) * (uint64_t)nranks) >> 32);
 }
 
 /* ---------- keys and table (retro_table.c) ---------- */
@@ -255,6 +293,18 @@ size_t retro_spill_cap(const Retro *r, size_t elem);
  * NULL), on opt.threads threads. TS_ERR_NOMEM, TS_ERR_IO. */
 int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
                              uint64_t *added);
+
+/*
+ * One phase's un-moves (layer n from the frontier, layer n-1), by the
+ * threads over the records of r->tab (retro_layers.c): the new positions
+ * (KeyVal) in lists[0..*nl), not inserted; *hits: the 余詰め判定 or
+ * 不詰め判定 that hit; *outs: the positions listed. The lists live until
+ * retro_phase_free(*phase), which is called whatever the outcome.
+ */
+typedef struct LayerPhase LayerPhase;
+int retro_phase_unmove(Retro *r, int n, bool defender, unsigned kinds, LayerPhase **phase, SpillList *const **lists,
+                       int *nl, uint64_t *hits, uint64_t *outs);
+void retro_phase_free(LayerPhase *phase);
 
 /* ---------- mates (retro_mates.c) ---------- */
 

@@ -290,11 +290,26 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
       core[a] = retro_keybase_split(&gr->kb, k->s[i], f, NULL, &sqs[a]);
       table_prefetch(r, core[a]);
     }
+    /* a table over ranks: the look-ups of other ranks' tables in one round trip */
+    int got[SQ_NB];
+    if (r->shares) {
+      Key bc[SQ_NB];
+      Square bs[SQ_NB];
+      int nb = 0, bv[SQ_NB];
+      for (int a = 0; a < na; a++)
+        if (core[a]) {
+          bc[nb] = core[a];
+          bs[nb++] = sqs[a];
+        }
+      r->shares->many(r->shares, nb, bc, bs, bv);
+      for (int a = 0, b = 0; a < na; a++)
+        if (core[a]) got[a] = bv[b++];
+    }
     int kept = 0;
     for (int a = 0; a < na; a++) {
       int i = alive[a];
       if (core[a]) {
-        int v = table_get_split(r, core[a], sqs[a]);
+        int v = r->shares ? got[a] : table_get_split(r, core[a], sqs[a]);
         if (v < 0) {
           out[i] = -1;
           continue;
@@ -330,9 +345,10 @@ static void record_defender(LayerWorker *w, const UnMove *um, const Position *p,
                                                     : STEP_ATTACKS[BLACK][ft][bb_lsb(p->checkers)];
   square_keys(r, kb, todo, f, sk);
   bool want[SQ_NB], any = false;
-  int vals[SQ_NB];
+  int vals[SQ_NB], got[SQ_NB];
+  if (r->shares) r->shares->many(r->shares, sk->n, sk->core, sk->sq, got);
   for (int i = 0; i < sk->n; i++) {
-    want[i] = table_get_split(r, sk->core[i], sk->sq[i]) < 0;
+    want[i] = (r->shares ? got[i] : table_get_split(r, sk->core[i], sk->sq[i])) < 0;
     vals[i] = -1;
     if (want[i] && bb_test(single, sk->s[i])) {
       vals[i] = eval_with(r, p, sk->s[i], f);
@@ -400,8 +416,10 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     retro_keybase_init(&kb, p);
     if (!w->defender) {
       square_keys(r, &kb, todo, f, sk);
+      int got[SQ_NB];
+      if (r->shares) r->shares->many(r->shares, sk->n, sk->core, sk->sq, got);
       for (int i = 0; i < sk->n; i++) {
-        if (table_get_split(r, sk->core[i], sk->sq[i]) >= 0) {
+        if ((r->shares ? got[i] : table_get_split(r, sk->core[i], sk->sq[i])) >= 0) {
           w->hits++;
           continue;
         }
@@ -445,11 +463,27 @@ static void *layer_worker(void *arg) {
   return NULL;
 }
 
-/* Runs one phase: the new positions of layer n from the frontier (layer n-1). */
-static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
+struct LayerPhase {
+  LayerWorker *ws;
+  int nt, started;
+  SpillList *lists[WORKERS_MAX];
+};
+
+int retro_phase_unmove(Retro *r, int n, bool defender, unsigned kinds, LayerPhase **out, SpillList *const **lists,
+                       int *nl, uint64_t *hits, uint64_t *outs) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
+  if (nt > WORKERS_MAX) nt = WORKERS_MAX;
+  LayerPhase *ph = calloc(1, sizeof *ph);
   LayerWorker *ws = calloc((size_t)nt, sizeof *ws);
-  if (!ws) return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory at layer %d", n);
+  *out = ph;
+  *nl = 0;
+  *hits = *outs = 0;
+  if (!ph || !ws) {
+    free(ws);
+    return TS_ERR_NOMEM;
+  }
+  ph->ws = ws;
+  ph->nt = nt;
   uint64_t next_chunk = 0;
   int rc = TS_OK;
   for (int t = 0; t < nt; t++) {
@@ -459,27 +493,43 @@ static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *er
     ws[t].group = malloc(sizeof *ws[t].group);
     if (!ws[t].ul.prev || !ws[t].group) rc = TS_ERR_NOMEM;
   }
-  int started = rc ? 0 : workers_run(nt, layer_worker, ws, sizeof *ws);
-  uint64_t hits = 0, outs = 0, used0 = r->used;
-  SpillList *lists[WORKERS_MAX];
-  for (int t = 0; t < started && !rc; t++) {
+  ph->started = rc ? 0 : workers_run(nt, layer_worker, ws, sizeof *ws);
+  for (int t = 0; t < ph->started && !rc; t++) {
     if (ws[t].rc) rc = ws[t].rc;
-    hits += ws[t].hits;
-    outs += retro_spill_count(&ws[t].out);
-    lists[t] = &ws[t].out;
+    *hits += ws[t].hits;
+    *outs += retro_spill_count(&ws[t].out);
+    ph->lists[t] = &ws[t].out;
     r->stats.spilled_bytes += ws[t].out.nfile * ws[t].out.elem;
   }
-  if (!rc) rc = retro_table_insert_lists(r, lists, started, true, n, NULL);
+  *lists = ph->lists;
+  *nl = rc ? 0 : ph->started;
+  return rc;
+}
+
+void retro_phase_free(LayerPhase *ph) {
+  if (!ph) return;
+  for (int t = 0; ph->ws && t < ph->nt; t++) {
+    retro_spill_free(&ph->ws[t].out);
+    free(ph->ws[t].ul.prev);
+    free(ph->ws[t].group);
+  }
+  free(ph->ws);
+  free(ph);
+}
+
+/* Runs one phase: the new positions of layer n from the frontier (layer n-1). */
+static int run_phase(Retro *r, int n, bool defender, unsigned kinds, TsError *err) {
+  LayerPhase *ph;
+  SpillList *const *lists;
+  int nl;
+  uint64_t hits, outs, used0 = r->used;
+  int rc = retro_phase_unmove(r, n, defender, kinds, &ph, &lists, &nl, &hits, &outs);
+  if (!rc) rc = retro_table_insert_lists(r, lists, nl, true, n, NULL);
   if (defender)
     r->stats.fuzume_hits[n] = hits;
   else
     r->stats.yozume_hits[n] = hits + (outs - (r->used - used0));
-  for (int t = 0; t < nt; t++) {
-    retro_spill_free(&ws[t].out);
-    free(ws[t].ul.prev);
-    free(ws[t].group);
-  }
-  free(ws);
+  retro_phase_free(ph);
   if (rc == TS_ERR_IO)
     return ts_error_set(err, rc, "enumerate", 0, 0, "cannot write the new positions of layer %d to a file beside %s",
                         n, r->opt.spill_prefix);

@@ -5,30 +5,43 @@
  * The table is partitioned by a hash of the record key (retro_owner): each
  * rank holds the records it owns, and every position is sent to its owner.
  * The mate phase splits the king squares over the ranks and sends each mate
- * to its owner. A layer is run in rounds: each rank un-moves a batch of its
- * frontier and the new positions go to their owners in one all-to-all
- * exchange. An attacker layer's owner tests a position against its table
- * (余詰め判定) and keeps it; a defender layer's owner asks, in a second
- * all-to-all, the owners of every reply of a candidate for their values and
- * an answer comes back in a third (不詰め判定 when one is unknown). Inserts
- * wait for the end of the layer, as in the single-process run, and the
- * per-value counts and the tests' figures are summed over the ranks, so the
- * figures and the database are those of a single-process run.
+ * to its owner. A layer is made on the records, as in one process
+ * (retro_phase_unmove, seed 002's un-moves of extended positions): each
+ * rank's threads un-move the frontier records it owns and read the other
+ * ranks' tables by one-sided MPI reads (the tables change only between the
+ * phases); the new positions then go to their owners in rounds of all-to-all
+ * exchanges and are inserted there. With --concrete a layer is made position
+ * by position in rounds: each rank un-moves a batch of its frontier and the
+ * new positions go to their owners in one all-to-all exchange; an attacker
+ * layer's owner tests a position against its table (余詰め判定) and keeps
+ * it; a defender layer's owner asks, in a second all-to-all, the owners of
+ * every reply of a candidate for their values and an answer comes back in a
+ * third (不詰め判定 when one is unknown). Either way inserts wait for the end
+ * of the layer, as in the single-process run, and the per-value counts and
+ * the tests' figures are summed over the ranks, so the figures and the
+ * database are those of a single-process run.
  *
- * Classification still needs every record: after the last layer the ranks
- * exchange their records and each machine holds the whole table once, in
- * memory its ranks share; each rank classifies the problems it owns. So the
- * layers' memory is divided by the ranks, the classification's by the ranks
- * of a machine only. Materials with a ranging piece (whose defender
- * positions the solver values) are not distributed.
+ * Each rank then classifies the problems it owns, following main lines
+ * through records of any owner (retro_gather_distributed). By default every
+ * record stays with its owner: each rank's share is put in memory the ranks
+ * of its machine share, they read it there, and a rank on another machine
+ * reads it by one-sided MPI reads (a probe run of slots at a time, the
+ * records of a key kept in a per-thread cache, a position's look-ups read
+ * together). So the memory of every phase is divided by the ranks.
+ * RETRO_TABLE_WHOLE instead gives every machine the whole table once (no
+ * reads across machines; the classification's memory divided by the ranks of
+ * a machine only). Materials with a ranging piece (whose defender positions
+ * the solver values) are not distributed.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "movegen.h"
 #include "retro.h"
 #include "retro_internal.h"
+#include "retro_shares.h"
 
 /* positions un-moved per rank and round before an exchange */
 #define DIST_BATCH ((uint64_t)1 << 18)
@@ -76,19 +89,20 @@ static bool agree_fail(int rc) {
   return any != 0;
 }
 
-/* Sends d->to[k] to rank k and receives into *in what every rank sent here
- * (rank order); d->sc / d->rd keep the counts and displacements. */
-static int exchange_keys(Dist *d, Buf *packed, Buf *in) {
+/* Sends to[k] (elements of elem bytes, MPI type `type`) to rank k and receives into *in what every rank
+ * sent here (rank order); d->sc / d->rd keep the counts and displacements. A failure here or on any rank
+ * (local: this rank's own, to agree on) fails it on every rank, nothing sent. */
+static int exchange(Dist *d, Buf *to, size_t elem, MPI_Datatype type, Buf *packed, Buf *in, int local) {
   uint64_t total = 0;
   for (int k = 0; k < d->np; k++) {
-    d->sc[k] = (int)d->to[k].n;
+    d->sc[k] = to ? (int)to[k].n : 0;
     d->sd[k] = (int)total;
-    total += d->to[k].n;
+    total += (uint64_t)d->sc[k];
   }
-  if (agree_fail(buf_reserve(packed, total ? total : 1, sizeof(Key)))) return TS_ERR_NOMEM;
+  if (agree_fail(local ? local : buf_reserve(packed, total ? total : 1, elem))) return TS_ERR_NOMEM;
   for (int k = 0; k < d->np; k++) {
-    if (d->to[k].n) memcpy((Key *)packed->p + d->sd[k], d->to[k].p, d->to[k].n * sizeof(Key));
-    d->to[k].n = 0;
+    if (d->sc[k]) memcpy((char *)packed->p + (size_t)d->sd[k] * elem, to[k].p, to[k].n * elem);
+    to[k].n = 0;
   }
   MPI_Alltoall(d->sc, 1, MPI_INT, d->rc, 1, MPI_INT, MPI_COMM_WORLD);
   uint64_t rtotal = 0;
@@ -96,9 +110,9 @@ static int exchange_keys(Dist *d, Buf *packed, Buf *in) {
     d->rd[k] = (int)rtotal;
     rtotal += (uint64_t)d->rc[k];
   }
-  if (agree_fail(buf_reserve(in, rtotal ? rtotal : 1, sizeof(Key)))) return TS_ERR_NOMEM;
+  if (agree_fail(buf_reserve(in, rtotal ? rtotal : 1, elem))) return TS_ERR_NOMEM;
   in->n = rtotal;
-  MPI_Alltoallv(packed->p, d->sc, d->sd, d->key_type, in->p, d->rc, d->rd, d->key_type, MPI_COMM_WORLD);
+  MPI_Alltoallv(packed->p, d->sc, d->sd, type, in->p, d->rc, d->rd, type, MPI_COMM_WORLD);
   return TS_OK;
 }
 
@@ -107,11 +121,21 @@ static int key_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int exchange_keys(Dist *d, Buf *packed, Buf *in) {
+  return exchange(d, d->to, sizeof(Key), d->key_type, packed, in, TS_OK);
+}
+
 /* Any rank still has work: every rank must call it the same number of times. */
 static bool any_rank(bool mine) {
   int m = mine, all = 0;
   MPI_Allreduce(&m, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return all != 0;
+}
+
+static uint64_t max_ranks(uint64_t x) {
+  uint64_t m = 0;
+  MPI_Allreduce(&x, &m, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return m;
 }
 
 static uint64_t sum_ranks(uint64_t x) {
@@ -367,6 +391,8 @@ static bool pending_after(uint64_t g[2][RETRO_MAX_LEN + 2], int n) {
   return false;
 }
 
+static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsError *err);
+
 static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
   Retro *r = d->r;
   unsigned kinds = 0;
@@ -374,13 +400,15 @@ static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
     if (r->mat.count[t]) kinds |= 1u << t;
   uint64_t g[2][RETRO_MAX_LEN + 2];
   for (int n = 1; n <= r->opt.max_moves; n += 2) {
-    int rc = dist_phase(d, n, false, kinds, packed, in, err);
+    int rc = r->opt.concrete_unmoves ? dist_phase(d, n, false, kinds, packed, in, err)
+                                     : dist_phase_records(d, n, false, kinds, err);
     if (rc) return rc;
     global_counts(r, g);
     r->stats.attacker_by_len[n] = g[0][n];
     r->stats.last_layer = n;
     if ((g[0][n] == 0 && !pending_after(g, n)) || n + 1 > r->opt.max_moves) break;
-    rc = dist_phase(d, n + 1, true, kinds, packed, in, err);
+    rc = r->opt.concrete_unmoves ? dist_phase(d, n + 1, true, kinds, packed, in, err)
+                                 : dist_phase_records(d, n + 1, true, kinds, err);
     if (rc) return rc;
     global_counts(r, g);
     r->stats.defender_by_len[n + 1] = g[1][n + 1];
@@ -487,9 +515,116 @@ static int gather_table(Dist *d, TsError *err) {
   return TS_OK;
 }
 
+/*
+ * A layer made on the records (seed 002's extended positions), as in one
+ * process (retro_phase_unmove): each rank's threads un-move its frontier
+ * records, reading every other rank's table one-sided; the new positions go
+ * to their owners in rounds of all-to-all exchanges and are inserted there.
+ */
+typedef struct {
+  Dist *d;
+  Buf *to, packed, in;
+  MPI_Datatype type;
+  SpillList *mine; /* the positions this rank owns, sent or its own */
+  uint64_t buffered;
+  int rc;     /* this rank's failure, agreed at the next round */
+  bool broke; /* a round failed on every rank: no more rounds */
+} KvSend;
+
+/* One round: what is gathered goes to its owners, what comes is kept; whether any rank goes on (more: this
+ * one). */
+static bool kv_round(KvSend *k, bool more) {
+  if (k->broke) return false;
+  int rc = exchange(k->d, k->to, sizeof(KeyVal), k->type, &k->packed, &k->in, k->rc);
+  if (rc) {
+    if (!k->rc) k->rc = rc;
+    k->broke = true;
+    return false;
+  }
+  const KeyVal *kv = k->in.p;
+  for (uint64_t i = 0; i < k->in.n && !k->rc; i++) k->rc = retro_spill_push(k->mine, &kv[i]);
+  k->buffered = 0;
+  return any_rank(more);
+}
+
+static int kv_send(const void *item, void *ctx) {
+  KvSend *k = ctx;
+  KeyVal kv;
+  memcpy(&kv, item, sizeof kv);
+  Square sq;
+  int o = retro_owner(retro_xkey_split(kv.k, &sq), k->d->np);
+  if (!k->rc) k->rc = o == k->d->r->rank ? retro_spill_push(k->mine, &kv) : buf_push(&k->to[o], &kv, sizeof kv);
+  if (o != k->d->r->rank && ++k->buffered >= DIST_BATCH) {
+    kv_round(k, true);
+    if (k->broke) return k->rc;
+  }
+  return TS_OK;
+}
+
+static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsError *err) {
+  Retro *r = d->r;
+  ShareState *s;
+  int rc = retro_shares_layer(r, &s, err);
+  if (rc) return rc;
+  LayerPhase *ph = NULL;
+  SpillList *const *lists = NULL;
+  int nl = 0;
+  uint64_t hits = 0, outs = 0;
+  rc = retro_phase_unmove(r, n, defender, kinds, &ph, &lists, &nl, &hits, &outs);
+  uint64_t reads[4];
+  retro_shares_counts(s, reads);
+  for (int k = 0; k < 4; k++) r->stats.layer_reads[k] += reads[k];
+  retro_shares_drop(r, s); /* every rank's reads done: the tables may change */
+  SpillList mine;
+  retro_spill_init(&mine, sizeof(KeyVal), retro_spill_cap(r, sizeof(KeyVal)), r->opt.spill_prefix);
+  KvSend k = {.d = d, .mine = &mine, .rc = rc};
+  k.to = calloc((size_t)d->np, sizeof *k.to);
+  MPI_Type_contiguous((int)sizeof(KeyVal), MPI_BYTE, &k.type);
+  MPI_Type_commit(&k.type);
+  if (!k.to && !k.rc) k.rc = TS_ERR_NOMEM;
+  for (int l = 0; l < nl && !k.rc && !k.broke; l++) retro_spill_foreach(lists[l], kv_send, &k);
+  while (kv_round(&k, false)) continue;
+  retro_phase_free(ph);
+  for (int i = 0; k.to && i < d->np; i++) free(k.to[i].p);
+  free(k.to);
+  free(k.packed.p);
+  free(k.in.p);
+  MPI_Type_free(&k.type);
+  rc = k.rc;
+  uint64_t used0 = r->used;
+  if (!agree_fail(rc)) {
+    SpillList *in[1] = {&mine};
+    rc = retro_table_insert_lists(r, in, 1, true, n, NULL);
+  } else if (!rc) {
+    rc = TS_ERR_NOMEM;
+  }
+  r->stats.spilled_bytes += mine.nfile * mine.elem;
+  retro_spill_free(&mine);
+  if (defender)
+    r->stats.fuzume_hits[n] = sum_ranks(hits);
+  else
+    r->stats.yozume_hits[n] = sum_ranks(hits + outs - (r->used - used0));
+  if (agree_fail(rc)) {
+    if (!rc) rc = TS_ERR_NOMEM;
+    if (rc == TS_ERR_IO)
+      return ts_error_set(err, rc, "enumerate", 0, 0, "rank %d: cannot write the new positions of layer %d beside %s",
+                          r->rank, n, r->opt.spill_prefix);
+    return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory at layer %d (rank %d)", n, r->rank);
+  }
+  return TS_OK;
+}
+
+/* The threads' MPI calls MPI_Init_thread allowed (the one-sided reads of
+ * retro_shares.c need MPI_THREAD_SERIALIZED with more than one thread). */
+static int thread_level = MPI_THREAD_SINGLE;
+
+int retro_mpi_thread_level(void) { return thread_level; }
+bool retro_mpi_failed(int rc) { return agree_fail(rc); }
+
 int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks) {
   int provided;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return TS_ERR_IO;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return TS_ERR_IO;
+  thread_level = provided;
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, nranks);
   return TS_OK;
@@ -499,6 +634,7 @@ void retro_mpi_finalize(void) { MPI_Finalize(); }
 void retro_mpi_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 void retro_mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
 bool retro_mpi_all_ok(bool ok) { return !any_rank(!ok); }
+uint64_t retro_mpi_sum(uint64_t x) { return sum_ranks(x); }
 
 void retro_mpi_attach(Retro *r) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
@@ -567,16 +703,28 @@ int retro_run_distributed(Retro *r, TsError *err) {
   return rc;
 }
 
-int retro_gather_distributed(Retro *r, TsError *err) {
+int retro_gather_distributed(Retro *r, RetroTableMode mode, TsError *err) {
   Dist d;
   bool ok = dist_init(&d, r);
   if (agree_fail(ok ? TS_OK : TS_ERR_NOMEM)) {
     if (ok) dist_free(&d);
     return ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "out of memory");
   }
-  int rc = gather_table(&d, err);
-  r->stats.table_bytes = r->cap * sizeof(XRecord);
-  r->stats.table_file = 0; /* the gathered table is in memory the machine's ranks share */
+  int rc = mode == RETRO_TABLE_WHOLE ? gather_table(&d, err) : retro_shares_table(r, mode == RETRO_TABLE_REMOTE, err);
+  /* the classification's table (the whole one, or the shares summed), in memory the machine's ranks share */
+  r->stats.table_bytes = mode == RETRO_TABLE_WHOLE ? r->cap * sizeof(XRecord) : sum_ranks(r->cap * sizeof(XRecord));
+  r->stats.share_bytes_max = mode == RETRO_TABLE_WHOLE ? 0 : max_ranks(r->cap * sizeof(XRecord));
+  r->stats.table_file = 0;
   dist_free(&d);
   return rc;
+}
+
+void retro_mpi_sum_reads(Retro *r) {
+  uint64_t reads[4];
+  retro_shares_counts(retro_shares_of(r), reads);
+  r->stats.remote_reads = sum_ranks(reads[0]);
+  r->stats.remote_cached = sum_ranks(reads[1]);
+  r->stats.remote_gets = sum_ranks(reads[2]);
+  r->stats.remote_trips = sum_ranks(reads[3]);
+  for (int k = 0; k < 4; k++) r->stats.layer_reads[k] = sum_ranks(r->stats.layer_reads[k]);
 }

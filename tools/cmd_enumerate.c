@@ -22,7 +22,7 @@ static const char ENUM_HELP[] =
     "                       [--strict-last-move] [--strict-alternatives]\n"
     "                       [--resume | --force] [--stats] [--batch N] [--sort-mem MB]\n"
     "                       [--solver-hash MB] [--store all|complete|minimal] [--mpi]\n"
-    "                       [--mem MB] [--concrete]\n"
+    "                       [--mpi-table shares|whole|remote] [--mem MB] [--concrete]\n"
     "Enumerates every tsume problem of a material by retrograde analysis and stores\n"
     "each one (canonical key, length, flags, main line) in the LMDB file PATH.\n"
     "\n"
@@ -82,14 +82,25 @@ static const char ENUM_HELP[] =
     "                      them; listings, export and verify see the stored ones\n"
     "  --mpi               a distributed run, under mpirun (builds with MPI only):\n"
     "                      `mpirun -np N tsume enumerate --mpi --pieces G2S2 --db PATH`.\n"
-    "                      The table is split over the ranks for the mates and layers;\n"
+    "                      The table is split over the ranks for every phase (the\n"
+    "                      layers made on records; see --mpi-table);\n"
     "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
     "                      PATH (the same database as one process): the shards must\n"
     "                      be on a folder every rank sees. --threads is per rank.\n"
     "                      Each rank keeps its share of the table in\n"
-    "                      PATH.shard-RANK-table; --resume reads them when every\n"
-    "                      rank (the same number of ranks) has its own.\n"
+    "                      PATH.shard-RANK-table (removed at the end, or before the\n"
+    "                      shards are written when the disk lacks room for them and\n"
+    "                      the database); --resume reads them when every rank (the\n"
+    "                      same number of ranks) has its own.\n"
     "                      Not for materials with R, B or L\n"
+    "  --mpi-table MODE    where --mpi's classification reads the records:\n"
+    "                      shares (default) each rank keeps its share, which the\n"
+    "                      ranks of its machine read in memory and the others by\n"
+    "                      one-sided MPI reads (memory divided by the ranks); whole\n"
+    "                      every machine holds the whole table once (no reads over\n"
+    "                      the network; memory divided by a machine's ranks only);\n"
+    "                      remote as shares, every other rank's share read one-sided\n"
+    "                      as if on another machine (to measure that on one)\n"
     "  --mem MB            memory ceiling (default: half of the machine's memory). The\n"
     "                      table of positions takes up to 7/8 of it, then fills its\n"
     "                      slots to 90 %, then goes on in an unlinked file beside PATH\n"
@@ -272,6 +283,7 @@ typedef struct {
   uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
   bool resume, stats, strict, strict_alt, force, mpi, concrete, solver_given;
   int store;
+  RetroTableMode mpi_table;
   Material mat;
   TsDbMeta meta;
 } EnumOpts;
@@ -296,7 +308,8 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       {"force", no_argument, NULL, 'f'},          {"strict-last-move", no_argument, NULL, 'L'},
       {"strict-alternatives", no_argument, NULL, 'A'}, {"store", required_argument, NULL, 'T'},
       {"mpi", no_argument, NULL, 'M'},            {"mem", required_argument, NULL, 'G'},
-      {"concrete", no_argument, NULL, 'C'},       {NULL, 0, NULL, 0}};
+      {"concrete", no_argument, NULL, 'C'},       {"mpi-table", required_argument, NULL, 'X'},
+      {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
@@ -335,6 +348,16 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       if (o->store < 0) return cli_usage_error("enumerate", "--store needs all, complete or minimal (got '%s')", optarg);
       break;
     case 'M': o->mpi = true; break;
+    case 'X':
+      if (!strcmp(optarg, "shares"))
+        o->mpi_table = RETRO_TABLE_SHARES;
+      else if (!strcmp(optarg, "whole"))
+        o->mpi_table = RETRO_TABLE_WHOLE;
+      else if (!strcmp(optarg, "remote"))
+        o->mpi_table = RETRO_TABLE_REMOTE;
+      else
+        return cli_usage_error("enumerate", "--mpi-table needs shares, whole or remote (got '%s')", optarg);
+      break;
     case 'C': o->concrete = true; break;
     case 'G':
       if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 1 || o->mem_mb > ((uint64_t)1 << 30))
@@ -648,6 +671,31 @@ static int merge_shards(const EnumOpts *o, int nranks, Sink *w, TsError *err) {
 }
 
 /*
+ * enumerate --mpi's room, before the shards are written (every rank calls
+ * it): the shards and then rank 0's merge into the database take about twice
+ * the ranks' estimates together, on the folder every rank sees (PATH's); when
+ * the disk lacks that with a margin, every rank's checkpoint of the table is
+ * removed, as make_room does in one process.
+ */
+static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *bulk, int rank) {
+  uint64_t need = 2 * retro_mpi_sum(tsdb_bulk_db_need(bulk)), margin = need / 50 + ((uint64_t)256 << 20);
+  uint64_t avail = rank == 0 ? tsdb_disk_available(o->path) : 0;
+  if (retro_mpi_all_ok(rank != 0 || avail == UINT64_MAX || avail >= need + margin)) return;
+  bool had = retro_mpi_sum(ckpt_remove(ckpt)) > 0;
+  if (rank != 0) return;
+  if (had) {
+    fprintf(stderr,
+            "tsume enumerate: %s.shard-*-table removed to make room: the shards and the database may take %llu MB and "
+            "the disk had %llu MB free; a resumed run makes the table again\n",
+            o->path, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
+    avail = tsdb_disk_available(o->path);
+    if (avail >= need + margin) return;
+  }
+  fprintf(stderr, "tsume enumerate: %s: the shards and the database may take %llu MB and the disk has %llu MB free\n",
+          o->path, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
+}
+
+/*
  * enumerate --mpi, every rank: the mates and layers over the ranks
  * (retro_run_distributed), each rank's problems into its shard PATH.shard-RANK
  * (its own writer lock), then rank 0 merges the shards into PATH in key order
@@ -720,19 +768,22 @@ static int enumerate_mpi(const EnumOpts *o) {
       fprintf(stderr, "tsume enumerate: rank %d: %s: %s; a resumed run will make the table again\n", rank, ckpt,
               cerr.msg);
   }
-  rc = retro_gather_distributed(r, &err);
+  rc = retro_gather_distributed(r, o->mpi_table, &err);
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
   t1 = cli_now_ms();
   /* this rank's problems into its shard */
   bo.mem_limit = sort_memory(o, retro_stats(r));
   rc = tsdb_bulk_create(sdb, shard, &bo, &w.bulk, &err);
   if (!rc && (rc = classify_into(r, &o->mat, &w))) err = w.err;
+  if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  make_room_mpi(o, ckpt, w.bulk, rank);
   if (!rc && (rc = tsdb_bulk_finish(w.bulk, &w.err))) err = w.err;
   if (!rc && (rc = tsdb_counts_store(sdb, w.counts, STORE_NAMES[o->store], &err))) (void)0;
   if (!rc) rc = tsdb_sync(sdb, &err);
   tsdb_close(sdb);
   sdb = NULL;
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
+  retro_mpi_sum_reads(r);
   /* rank 0: the shards into the database, in key order */
   if (rank == 0) {
     sink_free(&w);
@@ -779,7 +830,21 @@ static int enumerate_mpi(const EnumOpts *o) {
       TsDbBulkStats bs;
       tsdb_bulk_stats(w.bulk, &bs);
       print_stats(db, retro_stats(r), &bs, t0, t1, t2, loaded);
-      printf("mpi: %d ranks\n", nranks);
+      const RetroStats *rs = retro_stats(r);
+      printf("mpi: %d ranks; the classification read %s", nranks,
+             o->mpi_table == RETRO_TABLE_WHOLE ? "the whole table on every machine" : "the ranks' shares");
+      if (o->mpi_table == RETRO_TABLE_WHOLE)
+        printf(" (%.1f MB)\n", rs->table_bytes / 1048576.0);
+      else
+        printf(" (the largest %.1f MB of %.1f MB), %llu look-ups of another machine's share (%llu from a thread's cache, %llu one-sided reads in "
+               "%llu round trips)\n",
+               rs->share_bytes_max / 1048576.0, rs->table_bytes / 1048576.0, (unsigned long long)rs->remote_reads, (unsigned long long)rs->remote_cached,
+               (unsigned long long)rs->remote_gets, (unsigned long long)rs->remote_trips);
+      if (!o->concrete)
+        printf("mpi: the layers made on records read %llu positions of other ranks' tables (%llu from a thread's "
+               "cache, %llu one-sided reads in %llu round trips)\n",
+               (unsigned long long)rs->layer_reads[0], (unsigned long long)rs->layer_reads[1],
+               (unsigned long long)rs->layer_reads[2], (unsigned long long)rs->layer_reads[3]);
     }
     st = report_anomalies(retro_stats(r));
   }
