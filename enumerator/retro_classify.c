@@ -214,6 +214,28 @@ static Key split_after(Position *q, Move m, Square *sq) {
   return c;
 }
 
+/* The checks' values (vals: -1 beyond V-1) and counts of attacker_best: from got (the look-ups of a table
+ * over ranks, made together) or, got NULL, from the table itself; inlined apart for each. */
+static inline __attribute__((always_inline)) void check_values(Cls *c, Position *q, const MoveList *l, bool in,
+                                                               int bound, int V, const Key *cores, const Square *sqs,
+                                                               const int *got, int *vals, int *any, int *within) {
+  for (int i = 0; i < l->size; i++) {
+    int v;
+    if (in) {
+      v = got ? got[i] : table_probe(c->r->tab, c->r->cap, cores[i], sqs[i]);
+      v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
+    } else {
+      Undo u;
+      pos_do_move(q, l->moves[i], &u);
+      v = cls_value_in(c, q, bound, in);
+      pos_undo_move(q, l->moves[i], &u);
+    }
+    if (v >= 0) (*any)++;
+    vals[i] = v <= V - 1 ? v : -1;
+    if (vals[i] >= 0) (*within)++;
+  }
+}
+
 /*
  * Attacker to move, value V: a check of value V-1 (the shortest), preferring
  * one whose line ends with an empty hand. *nwithin counts the checks that mate
@@ -240,24 +262,13 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
       if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
       table_prefetch(c->r, cores[i]);
     }
-  /* the table in shares over ranks: the look-ups of other machines' shares made together */
-  int got[MAX_MOVES];
-  const RetroShares *sh = in ? c->r->shares : NULL;
-  if (sh) sh->many(sh, l.size, cores, sqs, got);
-  for (int i = 0; i < l.size; i++) {
-    int v;
-    if (in) {
-      v = sh ? got[i] : table_get_split(c->r, cores[i], sqs[i]);
-      v = v < 0 || v == VAL_NONE || v > bound ? -1 : v;
-    } else {
-      Undo u;
-      pos_do_move(&q, l.moves[i], &u);
-      v = cls_value_in(c, &q, bound, in);
-      pos_undo_move(&q, l.moves[i], &u);
-    }
-    if (v >= 0) any++;
-    vals[i] = v <= V - 1 ? v : -1;
-    if (vals[i] >= 0) within++;
+  if (__builtin_expect(in && c->r->shares != NULL, 0)) {
+    /* the table over ranks: the look-ups of other machines' shares made together */
+    int got[MAX_MOVES];
+    c->r->shares->many(c->r->shares, l.size, cores, sqs, got);
+    check_values(c, &q, &l, in, bound, V, cores, sqs, got, vals, &any, &within);
+  } else {
+    check_values(c, &q, &l, in, bound, V, cores, sqs, NULL, vals, &any, &within);
   }
   Move bm = MOVE_NONE;
   for (int i = 0; i < l.size; i++)

@@ -167,6 +167,15 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return table_probe(r->tab, r->cap, c, sq);
 }
 
+/* n look-ups at once (values or -1 into out): a table over ranks reads the others' positions in one round trip. */
+static inline void table_get_many(const Retro *r, int n, const Key *c, const Square *sq, int *out) {
+  if (__builtin_expect(r->shares != NULL, 0)) {
+    r->shares->many(r->shares, n, c, sq, out);
+    return;
+  }
+  for (int i = 0; i < n; i++) out[i] = table_probe(r->tab, r->cap, c[i], sq[i]);
+}
+
 /* Puts the concrete position (record key core, square sq) of value v in the
  * table from slot s on: into the first record of that key and value on the
  * run of slots, else a new record (*made) on the run's empty end. 1 placed,
@@ -193,14 +202,10 @@ static inline int table_place(XRecord *tab, uint64_t mask, Key core, Square sq, 
 }
 
 /* Starts loading the first slot a look-up of record key c reads (look-ups made
- * in batches overlap their cache misses). */
+ * in batches overlap their cache misses). Over ranks (r->shares) it loads a
+ * slot of this rank's share, as the key's owner may not be this rank: no use
+ * then, and no harm. */
 static inline void table_prefetch(const Retro *r, Key c) {
-  if (__builtin_expect(r->shares != NULL, 0)) {
-    const RetroShares *s = r->shares;
-    int o = retro_owner(c, s->nranks);
-    if (s->base[o]) __builtin_prefetch(&s->base[o][key_hash(c) & (s->cap[o] - 1)]);
-    return;
-  }
   __builtin_prefetch(&r->tab[key_hash(c) & (r->cap - 1)]);
 }
 

@@ -265,8 +265,9 @@ static void square_keys(const Retro *r, const KeyBase *kb, Bitboard todo, Piece 
  * of P (see above): -1 where one is not known. The replies are taken one at a
  * time for all the squares still standing (their look-ups as one batch), so
  * a square refuted by a reply costs nothing more. */
-static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
-                         int *out) {
+static inline __attribute__((always_inline)) void group_values_as(const Retro *r, GroupReplies *g,
+                                                                   const SquareKeys *k, const bool *want, Piece f,
+                                                                   int *out, const bool shared) {
   PieceType ft = piece_type(f);
   Color fc = piece_color(f);
   int alive[SQ_NB], best[SQ_NB], na = 0;
@@ -292,7 +293,7 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
     }
     /* a table over ranks: the look-ups of other ranks' tables in one round trip */
     int got[SQ_NB];
-    if (r->shares) {
+    if (shared) {
       Key bc[SQ_NB];
       Square bs[SQ_NB];
       int nb = 0, bv[SQ_NB];
@@ -309,7 +310,7 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
     for (int a = 0; a < na; a++) {
       int i = alive[a];
       if (core[a]) {
-        int v = r->shares ? got[a] : table_get_split(r, core[a], sqs[a]);
+        int v = shared ? got[a] : table_probe(r->tab, r->cap, core[a], sqs[a]);
         if (v < 0) {
           out[i] = -1;
           continue;
@@ -322,6 +323,14 @@ static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, c
   }
   /* best + 1 over the replies; no reply at all: mated (0) */
   for (int a = 0; a < na; a++) out[alive[a]] = best[alive[a]] + 1;
+}
+
+static void group_values(const Retro *r, GroupReplies *g, const SquareKeys *k, const bool *want, Piece f,
+                         int *out) {
+  if (__builtin_expect(r->shares != NULL, 0))
+    group_values_as(r, g, k, want, f, out, true);
+  else
+    group_values_as(r, g, k, want, f, out, false);
 }
 
 /* A defender layer's candidates q(s) = P + f on s for the squares of todo (P
@@ -346,9 +355,9 @@ static void record_defender(LayerWorker *w, const UnMove *um, const Position *p,
   square_keys(r, kb, todo, f, sk);
   bool want[SQ_NB], any = false;
   int vals[SQ_NB], got[SQ_NB];
-  if (r->shares) r->shares->many(r->shares, sk->n, sk->core, sk->sq, got);
+  table_get_many(r, sk->n, sk->core, sk->sq, got);
   for (int i = 0; i < sk->n; i++) {
-    want[i] = (r->shares ? got[i] : table_get_split(r, sk->core[i], sk->sq[i])) < 0;
+    want[i] = got[i] < 0;
     vals[i] = -1;
     if (want[i] && bb_test(single, sk->s[i])) {
       vals[i] = eval_with(r, p, sk->s[i], f);
@@ -417,9 +426,9 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     if (!w->defender) {
       square_keys(r, &kb, todo, f, sk);
       int got[SQ_NB];
-      if (r->shares) r->shares->many(r->shares, sk->n, sk->core, sk->sq, got);
+      table_get_many(r, sk->n, sk->core, sk->sq, got);
       for (int i = 0; i < sk->n; i++) {
-        if ((r->shares ? got[i] : table_get_split(r, sk->core[i], sk->sq[i])) >= 0) {
+        if (got[i] >= 0) {
           w->hits++;
           continue;
         }
