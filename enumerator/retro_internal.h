@@ -46,6 +46,8 @@ typedef struct {
   uint64_t hi; /* squares 64-80 in bits 0-16, the value in bits 48-63 */
 } XRecord;
 
+struct SpillList;
+
 struct Retro {
   Material mat;
   RetroOptions opt;
@@ -60,9 +62,9 @@ struct Retro {
   int nsolvers;
   /* distributed runs (retro_mpi.c): this process's rank among nranks (0 of 1
    * otherwise); the mate phase takes the king squares king_first,
-   * king_first + king_step, ... and, with mates_collect, hands its mates back
-   * in mates_out instead of inserting them; classification takes only the
-   * records this rank owns */
+   * king_first + king_step, ... and, with mates_deliver, hands its lists of
+   * mates to it (which sends them to their owners, who insert them) instead
+   * of inserting them; classification takes only the records this rank owns */
   int rank, nranks;
   bool over_limit; /* the table would have passed opt.table_limit */
   bool dense;      /* a doubling was refused by opt.table_limit: the table fills up to 90 % */
@@ -79,9 +81,10 @@ struct Retro {
    * the ranks' shares (retro_mpi.c): each rank's records stay with it, tab is
    * this rank's share; NULL when this process reads its table alone */
   const struct RetroShares *shares;
-  bool mates_collect;
-  Key *mates_out;
-  uint64_t nmates_out, cap_mates_out;
+  /* every rank calls it, with its failure so far (rc); it returns the outcome, and the mates it inserted
+   * in *found */
+  int (*mates_deliver)(struct Retro *r, struct SpillList *const *lists, int nl, int rc, uint64_t *found);
+  void *mates_ctx;
 };
 
 /* A position and its value; packed (18 bytes instead of 32) for the layers' new positions. */
@@ -271,7 +274,7 @@ void retro_report(Retro *r, const char *phase, int layer, uint64_t layer_new, ui
 /* Items of elem bytes (at most 64) pushed in order: up to cap in memory, the
  * rest in an unlinked file "<prefix>.spill-XXXXXX" (prefix NULL or cap 0:
  * all in memory). */
-typedef struct {
+typedef struct SpillList {
   size_t elem, cap;
   const char *prefix;
   uint8_t *buf;

@@ -374,14 +374,6 @@ static int value_seeds(Retro *r, Key *seeds, uint64_t n, uint64_t *found) {
   return rc;
 }
 
-/* A mate into mates_out for a distributed run (which sends them to their owners). */
-static int collect_mate(const void *item, void *vctx) {
-  Retro *r = vctx;
-  Key k;
-  memcpy(&k, item, sizeof k);
-  return retro_keys_push(&r->mates_out, &r->nmates_out, &r->cap_mates_out, k);
-}
-
 int retro_mates_run(Retro *r, TsError *err) {
   int nt = r->opt.threads > 0 ? r->opt.threads : 1;
   MateGen *gs = calloc((size_t)nt, sizeof *gs);
@@ -419,8 +411,10 @@ int retro_mates_run(Retro *r, TsError *err) {
     lists[t] = &gs[t].out;
     r->stats.spilled_bytes += gs[t].out.nfile * gs[t].out.elem;
   }
-  if (!rc && !r->mates_collect) rc = retro_table_insert_lists(r, lists, started, false, 0, &found);
-  for (int t = 0; t < started && !rc && r->mates_collect; t++) rc = retro_spill_foreach(&gs[t].out, collect_mate, r);
+  if (r->mates_deliver) /* a distributed run: to their owners (every rank calls it) */
+    rc = r->mates_deliver(r, lists, rc ? 0 : started, rc, &found);
+  else if (!rc)
+    rc = retro_table_insert_lists(r, lists, started, false, 0, &found);
   Key *seeds = NULL;
   uint64_t nseeds = 0, capseeds = 0;
   for (int t = 0; t < started && !rc; t++)

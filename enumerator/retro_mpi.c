@@ -144,41 +144,37 @@ static uint64_t sum_ranks(uint64_t x) {
   return s;
 }
 
+static int send_lists(Dist *d, SpillList *const *lists, int nl, size_t elem, SpillList *mine, int rc);
+
+/* A mate phase's lists (every rank's mates of its king squares) sent to the mates' owners, who insert them. */
+static int deliver_mates(Retro *r, SpillList *const *lists, int nl, int rc, uint64_t *found) {
+  Dist *d = r->mates_ctx;
+  SpillList mine;
+  retro_spill_init(&mine, sizeof(Key), retro_spill_cap(r, sizeof(Key)), r->opt.spill_prefix);
+  rc = send_lists(d, lists, nl, sizeof(Key), &mine, rc);
+  if (!rc) {
+    SpillList *in[1] = {&mine};
+    rc = retro_table_insert_lists(r, in, 1, false, 0, found);
+  }
+  r->stats.spilled_bytes += mine.nfile * mine.elem;
+  retro_spill_free(&mine);
+  return rc;
+}
+
 /* The mates: the king squares split over the ranks, each mate sent to its owner. */
-static int dist_mates(Dist *d, Buf *packed, Buf *in, TsError *err) {
+static int dist_mates(Dist *d, TsError *err) {
   Retro *r = d->r;
   r->king_first = r->rank;
   r->king_step = r->nranks;
-  r->mates_collect = true;
+  r->mates_deliver = deliver_mates;
+  r->mates_ctx = d;
   int rc = retro_mates_run(r, err);
-  r->mates_collect = false;
-  uint64_t found = 0, at = 0;
-  bool more = true, failed = false;
-  while (!(failed = agree_fail(rc)) && any_rank(more)) {
-    for (uint64_t sent = 0; !rc && at < r->nmates_out && sent < DIST_BATCH; at++, sent++) {
-      Square sq;
-      Key c = retro_xkey_split(r->mates_out[at], &sq);
-      rc = buf_push(&d->to[retro_owner(c, d->np)], &r->mates_out[at], sizeof(Key));
-    }
-    more = at < r->nmates_out;
-    if (agree_fail(rc) || (rc = exchange_keys(d, packed, in))) {
-      if (!rc) rc = TS_ERR_NOMEM;
-      break;
-    }
-    for (uint64_t i = 0; i < in->n && !rc; i++) {
-      int ins = retro_table_insert(r, ((Key *)in->p)[i], 0);
-      if (ins < 0) rc = -ins;
-      else if (ins) found++;
-    }
-  }
-  if (failed && !rc) rc = TS_ERR_NOMEM; /* another rank failed */
-  free(r->mates_out);
-  r->mates_out = NULL;
-  r->nmates_out = r->cap_mates_out = 0;
-  r->stats.mates = sum_ranks(found);
+  r->mates_deliver = NULL;
+  r->mates_ctx = NULL;
+  if (agree_fail(rc) && !rc) rc = ts_error_set(err, TS_ERR_NOMEM, "enumerate", 0, 0, "another rank failed");
+  r->stats.mates = sum_ranks(r->stats.mates);
   r->stats.defender_by_len[0] = r->stats.mates;
-  if (rc) return ts_error_set(err, rc, "enumerate", 0, 0, "out of memory while generating mates");
-  return TS_OK;
+  return rc;
 }
 
 /* Un-moves from the frontier record at `slot` into the owners' buffers;
@@ -523,42 +519,67 @@ static int gather_table(Dist *d, TsError *err) {
  */
 typedef struct {
   Dist *d;
+  size_t elem; /* bytes of an item, its key first */
   Buf *to, packed, in;
   MPI_Datatype type;
-  SpillList *mine; /* the positions this rank owns, sent or its own */
+  SpillList *mine; /* the items this rank owns, sent or its own */
   uint64_t buffered;
   int rc;     /* this rank's failure, agreed at the next round */
   bool broke; /* a round failed on every rank: no more rounds */
-} KvSend;
+} ListSend;
 
 /* One round: what is gathered goes to its owners, what comes is kept; whether any rank goes on (more: this
  * one). */
-static bool kv_round(KvSend *k, bool more) {
+static bool send_round(ListSend *k, bool more) {
   if (k->broke) return false;
-  int rc = exchange(k->d, k->to, sizeof(KeyVal), k->type, &k->packed, &k->in, k->rc);
+  int rc = exchange(k->d, k->to, k->elem, k->type, &k->packed, &k->in, k->rc);
   if (rc) {
     if (!k->rc) k->rc = rc;
     k->broke = true;
     return false;
   }
-  const KeyVal *kv = k->in.p;
-  for (uint64_t i = 0; i < k->in.n && !k->rc; i++) k->rc = retro_spill_push(k->mine, &kv[i]);
+  const uint8_t *p = k->in.p;
+  for (uint64_t i = 0; i < k->in.n && !k->rc; i++) k->rc = retro_spill_push(k->mine, p + i * k->elem);
   k->buffered = 0;
   return any_rank(more);
 }
 
-static int kv_send(const void *item, void *ctx) {
-  KvSend *k = ctx;
-  KeyVal kv;
-  memcpy(&kv, item, sizeof kv);
+static int send_item(const void *item, void *ctx) {
+  ListSend *k = ctx;
+  Key key;
+  memcpy(&key, item, sizeof key);
   Square sq;
-  int o = retro_owner(retro_xkey_split(kv.k, &sq), k->d->np);
-  if (!k->rc) k->rc = o == k->d->r->rank ? retro_spill_push(k->mine, &kv) : buf_push(&k->to[o], &kv, sizeof kv);
+  int o = retro_owner(retro_xkey_split(key, &sq), k->d->np);
+  if (!k->rc) k->rc = o == k->d->r->rank ? retro_spill_push(k->mine, item) : buf_push(&k->to[o], item, k->elem);
   if (o != k->d->r->rank && ++k->buffered >= DIST_BATCH) {
-    kv_round(k, true);
+    send_round(k, true);
     if (k->broke) return k->rc;
   }
   return TS_OK;
+}
+
+/*
+ * The items of lists (elem bytes, a key first) to the ranks that own their
+ * keys, in rounds of all-to-all exchanges of at most DIST_BATCH items a rank:
+ * what this rank owns into mine. Every rank calls it, with its failure so far
+ * (rc); the outcome is the same on every rank.
+ */
+static int send_lists(Dist *d, SpillList *const *lists, int nl, size_t elem, SpillList *mine, int rc) {
+  ListSend k = {.d = d, .elem = elem, .mine = mine, .rc = rc};
+  k.to = calloc((size_t)d->np, sizeof *k.to);
+  MPI_Type_contiguous((int)elem, MPI_BYTE, &k.type);
+  MPI_Type_commit(&k.type);
+  if (!k.to && !k.rc) k.rc = TS_ERR_NOMEM;
+  for (int l = 0; l < nl && !k.rc && !k.broke; l++) retro_spill_foreach(lists[l], send_item, &k);
+  while (send_round(&k, false)) continue;
+  for (int i = 0; k.to && i < d->np; i++) free(k.to[i].p);
+  free(k.to);
+  free(k.packed.p);
+  free(k.in.p);
+  MPI_Type_free(&k.type);
+  rc = k.rc;
+  if (agree_fail(rc) && !rc) rc = TS_ERR_NOMEM;
+  return rc;
 }
 
 static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsError *err) {
@@ -577,26 +598,12 @@ static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsE
   retro_shares_drop(r, s); /* every rank's reads done: the tables may change */
   SpillList mine;
   retro_spill_init(&mine, sizeof(KeyVal), retro_spill_cap(r, sizeof(KeyVal)), r->opt.spill_prefix);
-  KvSend k = {.d = d, .mine = &mine, .rc = rc};
-  k.to = calloc((size_t)d->np, sizeof *k.to);
-  MPI_Type_contiguous((int)sizeof(KeyVal), MPI_BYTE, &k.type);
-  MPI_Type_commit(&k.type);
-  if (!k.to && !k.rc) k.rc = TS_ERR_NOMEM;
-  for (int l = 0; l < nl && !k.rc && !k.broke; l++) retro_spill_foreach(lists[l], kv_send, &k);
-  while (kv_round(&k, false)) continue;
+  rc = send_lists(d, lists, nl, sizeof(KeyVal), &mine, rc);
   retro_phase_free(ph);
-  for (int i = 0; k.to && i < d->np; i++) free(k.to[i].p);
-  free(k.to);
-  free(k.packed.p);
-  free(k.in.p);
-  MPI_Type_free(&k.type);
-  rc = k.rc;
   uint64_t used0 = r->used;
-  if (!agree_fail(rc)) {
+  if (!rc) {
     SpillList *in[1] = {&mine};
     rc = retro_table_insert_lists(r, in, 1, true, n, NULL);
-  } else if (!rc) {
-    rc = TS_ERR_NOMEM;
   }
   r->stats.spilled_bytes += mine.nfile * mine.elem;
   retro_spill_free(&mine);
@@ -683,7 +690,7 @@ int retro_run_distributed(Retro *r, TsError *err) {
   }
   Buf packed = {0}, in = {0};
   uint64_t t0 = retro_now_ms();
-  int rc = dist_mates(&d, &packed, &in, err);
+  int rc = dist_mates(&d, err);
   uint64_t t1 = retro_now_ms();
   r->stats.ms_mates = t1 - t0;
   if (!rc) rc = dist_layers(&d, &packed, &in, err);

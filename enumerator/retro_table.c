@@ -627,7 +627,6 @@ void retro_free(Retro *r) {
     r->tab_release(r);
   else
     retro_table_free_mem(r);
-  free(r->mates_out);
   for (int t = 0; t < r->nsolvers; t++) solver_free(r->solvers[t]);
   free(r->solvers);
   free(r);
