@@ -69,9 +69,19 @@ struct TsDb {
  * is dropped; the pages stay in the page cache and a later read maps them
  * again, so the resident set shows the memory the process really holds.
  */
+static void drop_map_now(TsDb *db);
+
 static void drop_map_pages(TsDb *db) {
   if (++db->batches_since_drop < 16) return;
   db->batches_since_drop = 0;
+  drop_map_now(db);
+}
+
+/* The process's mapping of the file dropped (its pages stay in the page cache). A reader going through
+ * the whole file (tsdb_foreach) does it every FOREACH_DROP records, so a pass over a database larger than
+ * the memory (a shard merged, an export) does not hold it all in its resident set. */
+#define FOREACH_DROP ((uint64_t)1 << 20)
+static void drop_map_now(TsDb *db) {
   struct stat st;
   if (stat(db->path, &st) != 0) return;
   FILE *f = fopen("/proc/self/maps", "r");
@@ -874,6 +884,7 @@ static int foreach_txn(TsDb *db, MDB_txn *txn, int length, TsDbForeachFn fn, voi
   int ts = TS_OK;
   MDB_val k, v;
   uint8_t lk[2];
+  uint64_t seen = 0;
   if (length < 0) {
     rc = mdb_cursor_get(c, &k, &v, MDB_FIRST);
   } else {
@@ -908,6 +919,7 @@ static int foreach_txn(TsDb *db, MDB_txn *txn, int length, TsDbForeachFn fn, voi
     rec->key_len = (uint8_t)pk.mv_size;
     if ((ts = fn(rec, ctx))) break;
     rc = mdb_cursor_get(c, &k, &v, length < 0 ? MDB_NEXT : MDB_NEXT_DUP);
+    if (++seen % FOREACH_DROP == 0) drop_map_now(db);
   }
   mdb_cursor_close(c);
   if (!ts && rc && rc != MDB_NOTFOUND) ts = lmdb_error(db->path, rc, "read failed", err);

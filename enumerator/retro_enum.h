@@ -197,6 +197,8 @@ void retro_mpi_abort(int status);
 bool retro_mpi_all_ok(bool ok);
 /* x summed over the ranks (a collective call). */
 uint64_t retro_mpi_sum(uint64_t x);
+/* The ranks on this rank's machine (a collective call). */
+int retro_mpi_machine_ranks(void);
 /* The rank and number of ranks of this process into r (retro_run_distributed does it too). */
 void retro_mpi_attach(Retro *r);
 int retro_run_distributed(Retro *r, TsError *err);

@@ -643,6 +643,15 @@ void retro_mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
 bool retro_mpi_all_ok(bool ok) { return !any_rank(!ok); }
 uint64_t retro_mpi_sum(uint64_t x) { return sum_ranks(x); }
 
+int retro_mpi_machine_ranks(void) {
+  MPI_Comm node;
+  int n = 1;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 void retro_mpi_attach(Retro *r) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r->nranks);

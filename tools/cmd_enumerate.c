@@ -86,7 +86,9 @@ static const char ENUM_HELP[] =
     "                      layers made on records; see --mpi-table);\n"
     "                      each rank writes PATH.shard-RANK, which rank 0 merges into\n"
     "                      PATH (the same database as one process): the shards must\n"
-    "                      be on a folder every rank sees. --threads is per rank.\n"
+    "                      be on a folder every rank sees. --threads and --mem are\n"
+    "                      per rank (--mem's default: half of the machine's memory\n"
+    "                      over its ranks).\n"
     "                      Each rank keeps its share of the table in\n"
     "                      PATH.shard-RANK-table (removed at the end, or before the\n"
     "                      shards are written when the disk lacks room for them and\n"
@@ -281,7 +283,7 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
 typedef struct {
   const char *spec, *path;
   uint64_t max_moves, batch, sort_mb, solver_mb, threads, mem_mb;
-  bool resume, stats, strict, strict_alt, force, mpi, concrete, solver_given;
+  bool resume, stats, strict, strict_alt, force, mpi, concrete, solver_given, mem_given;
   int store;
   RetroTableMode mpi_table;
   Material mat;
@@ -362,6 +364,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
     case 'G':
       if (!cli_parse_u64(optarg, &o->mem_mb) || o->mem_mb < 1 || o->mem_mb > ((uint64_t)1 << 30))
         return cli_usage_error("enumerate", "--mem needs a number of megabytes from 1 to 1073741824");
+      o->mem_given = true;
       break;
     default: return cli_getopt_error("enumerate", c, argv);
     }
@@ -703,12 +706,17 @@ static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *b
  * and rank 0 see (one machine, or a shared folder on a cluster). A failure on
  * any rank stops them all (exit 3).
  */
-static int enumerate_mpi(const EnumOpts *o) {
+static int enumerate_mpi(const EnumOpts *opts) {
   int rank = 0, nranks = 1;
   if (retro_mpi_init(NULL, NULL, &rank, &nranks)) {
     cli_message("enumerate", "cannot start MPI");
     return 3;
   }
+  /* --mem is per rank: by default half of the machine's memory shared by its ranks */
+  EnumOpts mo = *opts;
+  int here = retro_mpi_machine_ranks();
+  if (!mo.mem_given && here > 1) mo.mem_mb = mo.mem_mb / (uint64_t)here > 64 ? mo.mem_mb / (uint64_t)here : 64;
+  const EnumOpts *o = &mo;
   char shard[4096];
   snprintf(shard, sizeof shard, "%s.shard-%d", o->path, rank);
   TsDbWriterLock *lock = NULL, *slock = NULL;
