@@ -184,8 +184,8 @@ int retro_lookup(Retro *r, const Position *pos);
  * machine), and retro_foreach_problem gives only the problems this rank
  * owns, so the ranks' problems together are those of a single-process run
  * (and the stats are the same on every rank). retro_mpi_sum_reads sums the
- * classification's remote reads over the ranks into the stats. Materials
- * with a ranging piece: TS_ERR_USAGE.
+ * remote reads of the layers and the classification over the ranks into
+ * the stats. Materials with a ranging piece: TS_ERR_USAGE.
  */
 #ifdef TSUME_HAVE_MPI
 int retro_mpi_init(int *argc, char ***argv, int *rank, int *nranks);
