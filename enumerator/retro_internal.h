@@ -170,6 +170,18 @@ static inline int table_get_split(const Retro *r, Key c, Square sq) {
   return table_probe(r->tab, r->cap, c, sq);
 }
 
+/* An attacker layer's 余詰め判定 of a predecessor (record key c, square sq): its value when known without a
+ * read, else -1. Over ranks only the shares this process holds are asked: a predecessor another rank owns
+ * goes to it unchecked, and its owner's insert finds it there, which counts the same (the tests that hit
+ * are those found here and the positions listed but not inserted). */
+static inline int table_get_near(const Retro *r, Key c, Square sq) {
+  if (__builtin_expect(r->shares != NULL, 0)) {
+    int o = retro_owner(c, r->shares->nranks);
+    return r->shares->base[o] ? table_probe(r->shares->base[o], r->shares->cap[o], c, sq) : -1;
+  }
+  return table_probe(r->tab, r->cap, c, sq);
+}
+
 /* n look-ups at once (values or -1 into out): a table over ranks reads the others' positions in one round trip. */
 static inline void table_get_many(const Retro *r, int n, const Key *c, const Square *sq, int *out) {
   if (__builtin_expect(r->shares != NULL, 0)) {

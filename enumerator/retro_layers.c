@@ -114,7 +114,7 @@ static void attacker_prev(LayerWorker *w, const Position *prev) {
   Key k;
   Square sq;
   Key c = retro_pos_split(prev, &k, &sq);
-  if (table_get_split(w->r, c, sq) >= 0) {
+  if (table_get_near(w->r, c, sq) >= 0) {
     w->hits++;
     return;
   }
@@ -425,10 +425,8 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     retro_keybase_init(&kb, p);
     if (!w->defender) {
       square_keys(r, &kb, todo, f, sk);
-      int got[SQ_NB];
-      table_get_many(r, sk->n, sk->core, sk->sq, got);
       for (int i = 0; i < sk->n; i++) {
-        if (got[i] >= 0) {
+        if (table_get_near(r, sk->core[i], sk->sq[i]) >= 0) {
           w->hits++;
           continue;
         }
