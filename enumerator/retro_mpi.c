@@ -389,6 +389,12 @@ static bool pending_after(uint64_t g[2][RETRO_MAX_LEN + 2], int n) {
 
 static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsError *err);
 
+/* Layer n over the ranks: made on the records, or position by position with --concrete. */
+static int dist_layer(Dist *d, int n, bool defender, unsigned kinds, Buf *packed, Buf *in, TsError *err) {
+  return d->r->opt.concrete_unmoves ? dist_phase(d, n, defender, kinds, packed, in, err)
+                                    : dist_phase_records(d, n, defender, kinds, err);
+}
+
 static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
   Retro *r = d->r;
   unsigned kinds = 0;
@@ -396,15 +402,13 @@ static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
     if (r->mat.count[t]) kinds |= 1u << t;
   uint64_t g[2][RETRO_MAX_LEN + 2];
   for (int n = 1; n <= r->opt.max_moves; n += 2) {
-    int rc = r->opt.concrete_unmoves ? dist_phase(d, n, false, kinds, packed, in, err)
-                                     : dist_phase_records(d, n, false, kinds, err);
+    int rc = dist_layer(d, n, false, kinds, packed, in, err);
     if (rc) return rc;
     global_counts(r, g);
     r->stats.attacker_by_len[n] = g[0][n];
     r->stats.last_layer = n;
     if ((g[0][n] == 0 && !pending_after(g, n)) || n + 1 > r->opt.max_moves) break;
-    rc = r->opt.concrete_unmoves ? dist_phase(d, n + 1, true, kinds, packed, in, err)
-                                 : dist_phase_records(d, n + 1, true, kinds, err);
+    rc = dist_layer(d, n + 1, true, kinds, packed, in, err);
     if (rc) return rc;
     global_counts(r, g);
     r->stats.defender_by_len[n + 1] = g[1][n + 1];
@@ -511,12 +515,6 @@ static int gather_table(Dist *d, TsError *err) {
   return TS_OK;
 }
 
-/*
- * A layer made on the records (seed 002's extended positions), as in one
- * process (retro_phase_unmove): each rank's threads un-move its frontier
- * records, reading every other rank's table one-sided; the new positions go
- * to their owners in rounds of all-to-all exchanges and are inserted there.
- */
 typedef struct {
   Dist *d;
   size_t elem; /* bytes of an item, its key first */
@@ -582,6 +580,12 @@ static int send_lists(Dist *d, SpillList *const *lists, int nl, size_t elem, Spi
   return rc;
 }
 
+/*
+ * A layer made on the records (seed 002's extended positions), as in one
+ * process (retro_phase_unmove): each rank's threads un-move its frontier
+ * records, reading every other rank's table one-sided; the new positions go
+ * to their owners in rounds of all-to-all exchanges and are inserted there.
+ */
 static int dist_phase_records(Dist *d, int n, bool defender, unsigned kinds, TsError *err) {
   Retro *r = d->r;
   ShareState *s;

@@ -114,15 +114,16 @@ static int remote_get(ShareState *s, int o, uint64_t i, XRecord *buf) {
   return n;
 }
 
-/* n slots read from key c's probe run into e (started empty for c): whether they end the run. */
-static bool scan_slots(const XRecord *buf, int n, Key c, RemoteEntry *e) {
+/* n slots read from key c's probe run into e (started empty for c): whether they end the run. With only a
+ * square (not SQ_NB), only the records holding it are kept. */
+static bool scan_slots(const XRecord *buf, int n, Key c, RemoteEntry *e, Square only) {
   for (int k = 0; k < n; k++) {
     if (!buf[k].core) {
       e->whole = e->n <= REMOTE_RECS;
       if (!e->whole) e->n = REMOTE_RECS;
       return true;
     }
-    if (buf[k].core != c) continue;
+    if (buf[k].core != c || (only != SQ_NB && !xr_has(&buf[k], only))) continue;
     if (e->n < REMOTE_RECS) {
       e->lo[e->n] = buf[k].lo;
       e->hi[e->n] = buf[k].hi;
@@ -134,14 +135,14 @@ static bool scan_slots(const XRecord *buf, int n, Key c, RemoteEntry *e) {
 
 /* Reads key c's records from rank o's share into e, a run of slots at a time, from slot i on (the slots
  * before it already scanned into e). */
-static void remote_follow(ShareState *s, int o, Key c, uint64_t i, RemoteEntry *e, XRecord *buf) {
+static void remote_follow(ShareState *s, int o, Key c, uint64_t i, RemoteEntry *e, XRecord *buf, Square only) {
   uint64_t mask = s->cap[o] - 1, gets = 0;
   pthread_mutex_lock(&s->lock);
   for (;;) {
     int n = remote_get(s, o, i, buf);
     MPI_Win_flush(o, s->world_win);
     gets++;
-    if (scan_slots(buf, n, c, e)) break;
+    if (scan_slots(buf, n, c, e, only)) break;
     i = (i + (uint64_t)n) & mask;
   }
   pthread_mutex_unlock(&s->lock);
@@ -160,28 +161,14 @@ static int remote_value(ShareState *s, RemoteThread *t, int o, Key c, Square sq)
     return v;
   }
   *e = (RemoteEntry){.c = c};
-  remote_follow(s, o, c, key_hash(c) & (s->cap[o] - 1), e, buf);
+  remote_follow(s, o, c, key_hash(c) & (s->cap[o] - 1), e, buf, SQ_NB);
   if (cache_value(e, c, sq, &v)) return v;
-  /* more records of c than an entry keeps, none of them with sq: read for sq itself */
+  /* more records of c than an entry keeps, none of them with sq: the run read again for sq's record alone
+   * (not kept: the entry no longer stands for all of c) */
+  *e = (RemoteEntry){.c = c};
+  remote_follow(s, o, c, key_hash(c) & (s->cap[o] - 1), e, buf, sq);
+  v = e->n ? xr_value(&(XRecord){c, e->lo[0], e->hi[0]}) : -1;
   e->c = 0;
-  uint64_t mask = s->cap[o] - 1, i = key_hash(c) & mask, gets = 0;
-  v = -1;
-  pthread_mutex_lock(&s->lock);
-  for (bool done = false; !done;) {
-    int n = remote_get(s, o, i, buf);
-    MPI_Win_flush(o, s->world_win);
-    gets++;
-    for (int k = 0; k < n && !done; k++)
-      if (!buf[k].core) done = true;
-      else if (buf[k].core == c && xr_has(&buf[k], sq)) {
-        v = xr_value(&buf[k]);
-        done = true;
-      }
-    i = (i + (uint64_t)n) & mask;
-  }
-  pthread_mutex_unlock(&s->lock);
-  __atomic_fetch_add(&s->gets, gets, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&s->trips, gets, __ATOMIC_RELAXED);
   return v;
 }
 
@@ -234,9 +221,9 @@ static void share_many(const RetroShares *pub, int n, const Key *c, const Square
       RemoteEntry *e = cache_slot(t, ck);
       *e = (RemoteEntry){.c = ck};
       /* a probe run longer than the slots read: followed on its own */
-      if (!scan_slots(t->buf[k], got[k], ck, e)) {
+      if (!scan_slots(t->buf[k], got[k], ck, e, SQ_NB)) {
         uint64_t mask = s->cap[o] - 1;
-        remote_follow(s, o, ck, ((key_hash(ck) & mask) + (uint64_t)got[k]) & mask, e, t->buf[k]);
+        remote_follow(s, o, ck, ((key_hash(ck) & mask) + (uint64_t)got[k]) & mask, e, t->buf[k], SQ_NB);
       }
     }
     /* the look-ups from the entries just read (two keys of the batch on one entry, or a key of more

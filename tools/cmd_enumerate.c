@@ -542,17 +542,21 @@ static int table_of_run(const EnumOpts *o, Retro *r, const char *ckpt, bool *loa
  * write goes on (the estimate is on the high side; a write that fails for
  * room is an error of its own and leaves the database as its last commit).
  */
+/* Whether the disk of path has room for need bytes with a margin (2 % and 256 MB); *avail: what it has. */
+static bool room_for(const char *path, uint64_t need, uint64_t *avail) {
+  *avail = tsdb_disk_available(path);
+  return *avail == UINT64_MAX || *avail >= need + need / 50 + ((uint64_t)256 << 20);
+}
+
 static void make_room(const char *path, const char *ckpt, const TsDbBulk *bulk) {
-  uint64_t need = tsdb_bulk_db_need(bulk), margin = need / 50 + ((uint64_t)256 << 20);
-  uint64_t avail = tsdb_disk_available(path);
-  if (avail == UINT64_MAX || avail >= need + margin) return;
+  uint64_t need = tsdb_bulk_db_need(bulk), avail;
+  if (room_for(path, need, &avail)) return;
   if (ckpt_remove(ckpt)) {
     fprintf(stderr,
             "tsume enumerate: %s removed to make room: the database may grow by %llu MB and the disk had %llu MB "
             "free; a resumed run makes the table again\n",
             ckpt, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
-    avail = tsdb_disk_available(path);
-    if (avail >= need + margin) return;
+    if (room_for(path, need, &avail)) return;
   }
   fprintf(stderr, "tsume enumerate: %s: the database may grow by %llu MB and the disk has %llu MB free\n", path,
           (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
@@ -681,9 +685,8 @@ static int merge_shards(const EnumOpts *o, int nranks, Sink *w, TsError *err) {
  * removed, as make_room does in one process.
  */
 static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *bulk, int rank) {
-  uint64_t need = 2 * retro_mpi_sum(tsdb_bulk_db_need(bulk)), margin = need / 50 + ((uint64_t)256 << 20);
-  uint64_t avail = rank == 0 ? tsdb_disk_available(o->path) : 0;
-  if (retro_mpi_all_ok(rank != 0 || avail == UINT64_MAX || avail >= need + margin)) return;
+  uint64_t need = 2 * retro_mpi_sum(tsdb_bulk_db_need(bulk)), avail = 0;
+  if (retro_mpi_all_ok(rank != 0 || room_for(o->path, need, &avail))) return;
   bool had = retro_mpi_sum(ckpt_remove(ckpt)) > 0;
   if (rank != 0) return;
   if (had) {
@@ -691,8 +694,7 @@ static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *b
             "tsume enumerate: %s.shard-*-table removed to make room: the shards and the database may take %llu MB and "
             "the disk had %llu MB free; a resumed run makes the table again\n",
             o->path, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
-    avail = tsdb_disk_available(o->path);
-    if (avail >= need + margin) return;
+    if (room_for(o->path, need, &avail)) return;
   }
   fprintf(stderr, "tsume enumerate: %s: the shards and the database may take %llu MB and the disk has %llu MB free\n",
           o->path, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
