@@ -55,6 +55,7 @@ struct TsDb {
   bool dict_decided; /* meta holds a dictionary, or the empty "stay raw" marker */
   int zstd_level;
   unsigned batches_since_drop; /* see drop_map_pages */
+  uint32_t version;            /* the file's format version */
   char path[PATH_CAP];
 };
 
@@ -279,6 +280,7 @@ static int schema_create(TsDb *db, MDB_txn *txn, const TsDbMeta *meta) {
   if ((rc = mdb_dbi_open(txn, "by_len", MDB_CREATE | MDB_DUPSORT, &db->by_len))) return rc;
   if ((rc = meta_put(txn, db, META_MAGIC, MAGIC, MAGIC_LEN))) return rc;
   be32_put(b4, TSDB_FORMAT_VERSION);
+  db->version = TSDB_FORMAT_VERSION;
   if ((rc = meta_put(txn, db, META_VERSION, b4, 4))) return rc;
   if ((rc = meta_put(txn, db, META_MATERIAL, meta->material, strlen(meta->material)))) return rc;
   be32_put(b4, meta->rule_options);
@@ -304,6 +306,7 @@ static int schema_check(TsDb *db, MDB_txn *txn, const TsDbMeta *want, TsError *e
   if (version < 1)
     return ts_error_set(err, TS_ERR_DB, db->path, 0, 0, "unknown database format version %u",
                         version);
+  db->version = version;
   char material[TSDB_MATERIAL_MAX];
   rc = meta_get(txn, db, META_MATERIAL, &v);
   if (rc || v.mv_size >= TSDB_MATERIAL_MAX || memchr(v.mv_data, 0, v.mv_size))
@@ -599,6 +602,11 @@ static int put_u64_add(MDB_txn *txn, TsDb *db, const char *name, uint64_t add) {
   return meta_put(txn, db, name, b, 8);
 }
 
+/* Whether by_len lists the records of this length (TSDB_UNLISTED_LENGTH). */
+static bool listed(const TsDb *db, unsigned length) {
+  return db->version < 2 || length != TSDB_UNLISTED_LENGTH;
+}
+
 /* Removes key from by_len under whatever length lists it (old record unreadable). */
 static int by_len_purge(MDB_txn *txn, TsDb *db, MDB_val *key) {
   MDB_cursor *c;
@@ -633,29 +641,34 @@ static int by_len_purge(MDB_txn *txn, TsDb *db, MDB_val *key) {
  * at hand, where a put per record in key order would go from list to list.
  */
 static int by_len_append(MDB_txn *txn, TsDb *db, Batch *b) {
-  if (!b->n) return 0;
-  size_t *order = malloc(b->n * sizeof *order);
-  if (!order) return ENOMEM;
-  /* a counting sort by length, stable (key order within a length) */
+  /* a counting sort by length, stable (key order within a length), of the listed records */
   uint16_t lo = UINT16_MAX, hi = 0;
+  size_t n = 0;
   for (size_t i = 0; i < b->n; i++) {
     uint16_t L = b->items[i].r->length;
+    if (!listed(db, L)) continue;
+    n++;
     if (L < lo) lo = L;
     if (L > hi) hi = L;
   }
+  if (!n) return 0;
+  size_t *order = malloc(n * sizeof *order);
   size_t span = (size_t)hi - lo + 1;
   size_t *start = calloc(span + 1, sizeof *start);
-  if (!start) {
+  if (!order || !start) {
     free(order);
+    free(start);
     return ENOMEM;
   }
-  for (size_t i = 0; i < b->n; i++) start[b->items[i].r->length - lo + 1]++;
+  for (size_t i = 0; i < b->n; i++)
+    if (listed(db, b->items[i].r->length)) start[b->items[i].r->length - lo + 1]++;
   for (size_t L = 1; L <= span; L++) start[L] += start[L - 1];
-  for (size_t i = 0; i < b->n; i++) order[start[b->items[i].r->length - lo]++] = i;
+  for (size_t i = 0; i < b->n; i++)
+    if (listed(db, b->items[i].r->length)) order[start[b->items[i].r->length - lo]++] = i;
   free(start);
   MDB_cursor *c = NULL;
   int rc = mdb_cursor_open(txn, db->by_len, &c);
-  for (size_t j = 0; j < b->n && !rc; j++) {
+  for (size_t j = 0; j < n && !rc; j++) {
     const TsRecord *r = b->items[order[j]].r;
     uint8_t lk[2];
     be16_put(lk, r->length);
@@ -709,14 +722,14 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     MDB_val v = {b->offset[i + 1] - b->offset[i], b->values + b->offset[i]};
     uint8_t lk[2];
     rc = append ? MDB_NOTFOUND : mdb_cursor_get(cur, &k, &old, MDB_SET_KEY);
-    bool listed = false;
+    bool listed_now = false;
     if (rc == 0) {
       uint16_t old_len;
       if (tsdb_value_length(old.mv_data, old.mv_size, &old_len, db->path, NULL) == TS_OK) {
         be16_put(lk, old_len);
         MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
-        if (old_len == r->length) {
-          listed = true;
+        if (old_len == r->length || !listed(db, old_len)) {
+          listed_now = old_len == r->length;
         } else {
           rc = mdb_del(txn, db->by_len, &lkv, &kv);
           if (rc == MDB_NOTFOUND) rc = by_len_purge(txn, db, &kv);
@@ -730,13 +743,11 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     }
     if (rc) break;
     /* appended, the index by length is written after the batch, a length at a time */
-    if (!listed && !append) {
+    if (!listed_now && !append && listed(db, r->length)) {
       be16_put(lk, r->length);
       MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
-      /* appending, the key is beyond every stored one, so beyond every
-       * key listed under its length too */
-      rc = mdb_put(txn, db->by_len, &lkv, &kv, append ? MDB_APPENDDUP : MDB_NODUPDATA);
-      if (rc == MDB_KEYEXIST && !append) rc = 0;
+      rc = mdb_put(txn, db->by_len, &lkv, &kv, MDB_NODUPDATA);
+      if (rc == MDB_KEYEXIST) rc = 0;
       if (rc) break;
     }
     k = (MDB_val){r->key_len, (void *)r->key};
@@ -878,28 +889,31 @@ int tsdb_get(TsDb *db, const uint8_t *key, size_t key_len, TsRecord *rec, TsErro
 
 static int foreach_txn(TsDb *db, MDB_txn *txn, int length, TsDbForeachFn fn, void *ctx,
                        TsRecord *rec, TsError *err) {
+  /* every record, or those of one length: listed by by_len, or picked out of a scan */
+  bool scan = length < 0 || !listed(db, (unsigned)length);
   MDB_cursor *c;
-  int rc = mdb_cursor_open(txn, length < 0 ? db->prob : db->by_len, &c);
+  int rc = mdb_cursor_open(txn, scan ? db->prob : db->by_len, &c);
   if (rc) return lmdb_error(db->path, rc, "cannot open a cursor", err);
   int ts = TS_OK;
   MDB_val k, v;
   uint8_t lk[2];
   uint64_t seen = 0;
-  if (length < 0) {
+  if (scan) {
     rc = mdb_cursor_get(c, &k, &v, MDB_FIRST);
   } else {
     be16_put(lk, (unsigned)length);
     k = (MDB_val){2, lk};
     rc = mdb_cursor_get(c, &k, &v, MDB_SET_KEY);
   }
-  while (rc == 0 && !ts) {
-    MDB_val pk = length < 0 ? k : v, pv = v;
+  for (; rc == 0 && !ts; rc = mdb_cursor_get(c, &k, &v, scan ? MDB_NEXT : MDB_NEXT_DUP)) {
+    if (++seen % FOREACH_DROP == 0) drop_map_now(db);
+    MDB_val pk = scan ? k : v, pv = v;
     if (pk.mv_size < 1 || pk.mv_size > TSDB_KEY_MAX) {
       ts = ts_error_set(err, TS_ERR_DB, db->path, 0, 0, "corrupt database: key of %zu bytes",
                         pk.mv_size);
       break;
     }
-    if (length >= 0) {
+    if (!scan) {
       rc = mdb_get(txn, db->prob, &pk, &pv);
       if (rc) {
         ts = rc == MDB_NOTFOUND ? ts_error_set(err, TS_ERR_DB, db->path, 0, 0,
@@ -907,6 +921,10 @@ static int foreach_txn(TsDb *db, MDB_txn *txn, int length, TsDbForeachFn fn, voi
                                 : lmdb_error(db->path, rc, "read failed", err);
         break;
       }
+    } else if (length >= 0) {
+      uint16_t len;
+      if ((ts = tsdb_value_length(pv.mv_data, pv.mv_size, &len, db->path, err))) break;
+      if (len != length) continue;
     }
     if ((ts = value_decode(db, txn, &pv, rec, err))) break;
     if (length >= 0 && rec->length != length) {
@@ -918,8 +936,6 @@ static int foreach_txn(TsDb *db, MDB_txn *txn, int length, TsDbForeachFn fn, voi
     memcpy(rec->key, pk.mv_data, pk.mv_size);
     rec->key_len = (uint8_t)pk.mv_size;
     if ((ts = fn(rec, ctx))) break;
-    rc = mdb_cursor_get(c, &k, &v, length < 0 ? MDB_NEXT : MDB_NEXT_DUP);
-    if (++seen % FOREACH_DROP == 0) drop_map_now(db);
   }
   mdb_cursor_close(c);
   if (!ts && rc && rc != MDB_NOTFOUND) ts = lmdb_error(db->path, rc, "read failed", err);
@@ -965,8 +981,13 @@ int tsdb_count_length(TsDb *db, unsigned length, uint64_t *n, TsError *err) {
   be16_put(lk, length);
   MDB_val k = {2, lk}, v;
   size_t count = 0;
-  int rc = mdb_cursor_open(txn, db->by_len, &c);
-  if (!rc) {
+  int rc = 0;
+  if (!listed(db, length)) { /* every record less the listed ones */
+    MDB_stat ps, ls;
+    rc = mdb_stat(txn, db->prob, &ps);
+    if (!rc) rc = mdb_stat(txn, db->by_len, &ls);
+    if (!rc) count = ps.ms_entries - (ls.ms_entries < ps.ms_entries ? ls.ms_entries : ps.ms_entries);
+  } else if (!(rc = mdb_cursor_open(txn, db->by_len, &c))) {
     rc = mdb_cursor_get(c, &k, &v, MDB_SET_KEY);
     if (!rc) rc = mdb_cursor_count(c, &count);
     else if (rc == MDB_NOTFOUND) rc = 0;
@@ -1066,7 +1087,7 @@ int tsdb_stats(TsDb *db, TsDbStats *st, TsError *err) {
   st->map_size = info.me_mapsize;
   st->page_size = es.ms_psize;
   st->used_bytes = ((uint64_t)info.me_last_pgno + 1) * es.ms_psize;
-  st->format_version = TSDB_FORMAT_VERSION;
+  st->format_version = db->version;
   struct stat fs;
   if (stat(db->path, &fs) == 0) {
     st->file_bytes = (uint64_t)fs.st_size;

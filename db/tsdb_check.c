@@ -98,6 +98,9 @@ typedef struct Walk {
   TsDbCodec *codec;
   uint64_t prob_sum, by_len_sum; /* fingerprints of the (key, length) pairs */
   uint64_t by_len_pairs;
+  /* the records of TSDB_UNLISTED_LENGTH: not in by_len from format version 2 on */
+  uint64_t unlisted_sum, unlisted;
+  unsigned version;
   bool magic_ok, version_ok, material_ok, rules_ok;
 } Walk;
 
@@ -575,6 +578,7 @@ static void meta_leaf(Walk *w, uint64_t page, const uint8_t *key, size_t klen, c
   } else if (meta_is(key, klen, "tsdb.version")) {
     w->version_ok = dlen == 4 && d[0] == 0 && d[1] == 0 && d[2] == 0 && d[3] >= 1 &&
                     d[3] <= TSDB_FORMAT_VERSION;
+    if (w->version_ok) w->version = d[3];
   } else if (meta_is(key, klen, "tsdb.material")) {
     w->material_ok = dlen > 0 && dlen < TSDB_MATERIAL_MAX && !memchr(d, 0, dlen);
   } else if (meta_is(key, klen, "tsdb.rules")) {
@@ -613,6 +617,10 @@ static void prob_leaf(Walk *w, uint64_t page, const uint8_t *key, size_t klen, c
     return;
   }
   w->prob_sum += pair_hash(key, klen, rec.length);
+  if (rec.length == TSDB_UNLISTED_LENGTH) {
+    w->unlisted_sum += pair_hash(key, klen, rec.length);
+    w->unlisted++;
+  }
 }
 
 static void by_len_leaf(Walk *w, uint64_t page, const uint8_t *key, size_t klen, const uint8_t *d,
@@ -672,11 +680,14 @@ static void records_account(Walk *w) {
            "meta table: magic %s, version %s, material %s, rules %s", w->magic_ok ? "ok" : "bad",
            w->version_ok ? "ok" : "bad", w->material_ok ? "ok" : "bad", w->rules_ok ? "ok" : "bad");
   w->table = "by_len";
-  if (w->has_prob && w->has_by_len && (w->prob_sum != w->by_len_sum || w->by_len_pairs != w->st->records))
+  bool all = w->version < 2; /* format version 1 lists every length */
+  uint64_t want = w->st->records - (all ? 0 : w->unlisted);
+  uint64_t want_sum = w->prob_sum - (all ? 0 : w->unlisted_sum);
+  if (w->has_prob && w->has_by_len && (want_sum != w->by_len_sum || w->by_len_pairs != want))
     report(w, TSDB_CHECK_NO_PAGE, NULL, 0, "index differs",
-           "by_len lists %llu (length, key) pairs, prob holds %llu records%s",
-           (unsigned long long)w->by_len_pairs, (unsigned long long)w->st->records,
-           w->by_len_pairs == w->st->records ? ", not the same ones" : "");
+           "by_len lists %llu (length, key) pairs, prob holds %llu records to list%s",
+           (unsigned long long)w->by_len_pairs, (unsigned long long)want,
+           w->by_len_pairs == want ? ", not the same ones" : "");
 }
 
 int tsdb_check_file(const char *path, TsDbDamageFn fn, void *ctx, TsDbCheckStats *st,

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tsdb.h"
+#include "tsdb_check.h"
 #include "tsdb_codec.h"
 
 typedef struct {
@@ -204,13 +205,25 @@ static void test_roundtrip(void **state) {
     assert_true(expect31 > 0);
     assert_int_equal(w31.n, expect31);
     assert_true(w31.order_ok && w31.length_ok);
+    /* the unlisted length: picked out of a scan, in key order all the same */
+    Walk w1 = walk(db, TSDB_UNLISTED_LENGTH);
+    uint64_t expect1 = 0, c1;
+    for (uint32_t i = 0; i < N; i++) expect1 += recs[i].length == TSDB_UNLISTED_LENGTH;
+    assert_true(expect1 > 0);
+    assert_int_equal(w1.n, expect1);
+    assert_true(w1.order_ok && w1.length_ok);
+    assert_int_equal(tsdb_count_length(db, TSDB_UNLISTED_LENGTH, &c1, &err), TS_OK);
+    assert_int_equal(c1, expect1);
     tsdb_close(db);
     assert_int_equal(tsdb_open(f->path, TSDB_RDONLY, NULL, &db, &err), TS_OK);
   }
   TsDbStats st;
   assert_int_equal(tsdb_stats(db, &st, &err), TS_OK);
+  uint64_t unlisted = 0;
+  for (uint32_t i = 0; i < N; i++) unlisted += recs[i].length == TSDB_UNLISTED_LENGTH;
   assert_int_equal(st.entries, N);
-  assert_int_equal(st.by_len_entries, N);
+  assert_int_equal(st.by_len_entries, N - unlisted);
+  assert_int_equal(st.format_version, TSDB_FORMAT_VERSION);
   assert_int_equal(st.batches, 2);
   assert_int_equal(st.puts, N);
   assert_true(st.file_bytes > 0 && st.used_bytes <= st.file_bytes && st.map_size >= st.file_bytes);
@@ -263,7 +276,94 @@ static void test_overwrite_length(void **state) {
   assert_int_equal(c, 0);
   assert_int_equal(tsdb_count_length(db, 9, &c, &err), TS_OK);
   assert_int_equal(c, 1);
+  /* to the unlisted length and back: no index entry while it is 1 ply */
+  TsRecord one = r[2], three = r[2];
+  one.length = 1;
+  three.length = 3;
+  assert_int_equal(tsdb_put_batch(db, &one, 1, NULL, 0, &err), TS_OK);
+  assert_int_equal(tsdb_stats(db, &st, &err), TS_OK);
+  assert_int_equal(st.by_len_entries, 0);
+  assert_int_equal(tsdb_count_length(db, 9, &c, &err), TS_OK);
+  assert_int_equal(c, 0);
+  assert_int_equal(tsdb_count_length(db, 1, &c, &err), TS_OK);
+  assert_int_equal(c, 1);
+  assert_int_equal(walk(db, 1).n, 1);
+  assert_int_equal(tsdb_put_batch(db, &three, 1, NULL, 0, &err), TS_OK);
+  assert_int_equal(tsdb_count_length(db, 1, &c, &err), TS_OK);
+  assert_int_equal(c, 0);
+  assert_int_equal(walk(db, 1).n, 0);
+  assert_int_equal(tsdb_count_length(db, 3, &c, &err), TS_OK);
+  assert_int_equal(c, 1);
+  assert_int_equal(walk(db, 3).n, 1);
   tsdb_close(db);
+}
+
+/* Puts key=value into a named table of a plain LMDB file. */
+static void lmdb_raw_put(const char *path, const char *table, unsigned dbflags, const void *key, size_t klen,
+                         const void *v, size_t n) {
+  MDB_env *env;
+  MDB_txn *txn;
+  MDB_dbi dbi;
+  assert_int_equal(mdb_env_create(&env), 0);
+  mdb_env_set_maxdbs(env, 4);
+  assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
+  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+  assert_int_equal(mdb_dbi_open(txn, table, MDB_CREATE | dbflags, &dbi), 0);
+  MDB_val k = {klen, (void *)key}, val = {n, (void *)v};
+  assert_int_equal(mdb_put(txn, dbi, &k, &val, 0), 0);
+  assert_int_equal(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
+}
+
+/* Writes name=value into a named table of a plain LMDB file. */
+static void lmdb_put(const char *path, const char *table, const char *name, const void *v, size_t n) {
+  lmdb_raw_put(path, table, 0, name, strlen(name), v, n);
+}
+
+/* Adds (length, key) to by_len of a plain LMDB file, as format version 1 lists every length. */
+static void lmdb_list(const char *path, unsigned length, const uint8_t *key, size_t key_len) {
+  uint8_t lk[2] = {(uint8_t)(length >> 8), (uint8_t)length};
+  lmdb_raw_put(path, "by_len", MDB_DUPSORT, lk, 2, key, key_len);
+}
+
+/* A file of format version 1 lists its 1-ply records in by_len: read from
+ * there, kept there by an overwrite, and db-check accepts it. */
+static void test_version1_file(void **state) {
+  Fixture *f = *state;
+  TsDbMeta m = meta_make("G2P1", 0);
+  TsDb *db = db_create(f->path, &m);
+  TsError err;
+  TsRecord r[2];
+  uint64_t s = 7, c;
+  make_record(&r[0], 1, &s, 1);
+  make_record(&r[1], 2, &s, 3);
+  assert_int_equal(tsdb_put_batch(db, r, 2, NULL, 0, &err), TS_OK);
+  tsdb_close(db);
+  lmdb_list(f->path, 1, r[0].key, r[0].key_len);
+  const uint8_t v1[4] = {0, 0, 0, 1};
+  lmdb_put(f->path, "meta", "tsdb.version", v1, 4);
+  TsDbCheckStats cst;
+  assert_int_equal(tsdb_check_file(f->path, NULL, NULL, &cst, &err), TS_OK);
+  assert_int_equal(cst.damages, 0);
+  assert_int_equal(tsdb_open(f->path, 0, NULL, &db, &err), TS_OK);
+  TsDbStats st;
+  assert_int_equal(tsdb_stats(db, &st, &err), TS_OK);
+  assert_int_equal(st.format_version, 1);
+  assert_int_equal(st.by_len_entries, 2);
+  assert_int_equal(tsdb_count_length(db, 1, &c, &err), TS_OK);
+  assert_int_equal(c, 1);
+  assert_int_equal(walk(db, 1).n, 1);
+  /* a third record of 1 ply is listed too, as the file's version wants */
+  TsRecord third;
+  make_record(&third, 3, &s, 1);
+  assert_int_equal(tsdb_put_batch(db, &third, 1, NULL, 0, &err), TS_OK);
+  assert_int_equal(tsdb_stats(db, &st, &err), TS_OK);
+  assert_int_equal(st.by_len_entries, 3);
+  assert_int_equal(tsdb_count_length(db, 1, &c, &err), TS_OK);
+  assert_int_equal(c, 2);
+  tsdb_close(db);
+  assert_int_equal(tsdb_check_file(f->path, NULL, NULL, &cst, &err), TS_OK);
+  assert_int_equal(cst.damages, 0);
 }
 
 /* A 64 KiB map grows (doubling) under thousands of records. */
@@ -464,21 +564,6 @@ static void test_foreign_file(void **state) {
   free(junk);
 }
 
-/* Writes name=value into a named table of a plain LMDB file. */
-static void lmdb_put(const char *path, const char *table, const char *name, const void *v, size_t n) {
-  MDB_env *env;
-  MDB_txn *txn;
-  MDB_dbi dbi;
-  assert_int_equal(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 4);
-  assert_int_equal(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
-  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-  assert_int_equal(mdb_dbi_open(txn, table, MDB_CREATE, &dbi), 0);
-  MDB_val k = {strlen(name), (void *)name}, val = {n, (void *)v};
-  assert_int_equal(mdb_put(txn, dbi, &k, &val, 0), 0);
-  assert_int_equal(mdb_txn_commit(txn), 0);
-  mdb_env_close(env);
-}
 
 /* LMDB files that are not ours, and a newer format version, are refused. */
 static void test_lmdb_not_ours(void **state) {
@@ -895,6 +980,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_overwrite_length, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_version1_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_map_growth, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dictionary, setup, teardown),
       cmocka_unit_test_setup_teardown(test_meta_mismatch, setup, teardown),
