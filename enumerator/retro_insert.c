@@ -12,7 +12,12 @@
  * table; near that point the items go one by one. No two threads ever write
  * the same slot, and the records made are those of the one-by-one insertion:
  * a record per (record key, value), each concrete position once.
+ *
+ * The lists are read (from memory, or back from their files) by a thread of
+ * their own into two chunks in turn: while one chunk is inserted the next one
+ * is filled, and the chunks are inserted in the order they were filled.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +25,11 @@
 #include "workers.h"
 
 /* Items a chunk holds: 2^18, fewer under a small --mem (an item takes some
- * 64 bytes of the chunk's arrays, kept within half the lists' share). */
+ * 80 bytes of the chunk's arrays and of the chunk being read meanwhile, kept
+ * within half the lists' share). */
 #define INSERT_CHUNK ((size_t)1 << 18)
 #define INSERT_CHUNK_MIN ((size_t)4096)
-#define INSERT_ITEM_BYTES 64
+#define INSERT_ITEM_BYTES 80
 #define INSERT_REGION_BITS 8
 #define INSERT_REGIONS (1u << INSERT_REGION_BITS)
 /* the parallel insertion needs regions of some size, and more than one thread */
@@ -183,28 +189,100 @@ static int insert_chunk(InsertChunk *c, InsertWorker *ws, int nt, uint64_t *adde
   return rc;
 }
 
+/* A chunk's items as the lists give them. */
 typedef struct {
-  InsertChunk *c;
+  Key *key;
+  uint16_t *val;
+  size_t size;
+  bool full; /* handed to the inserting thread */
+} FeedBuf;
+
+/* The reading thread and the inserting one: the reader fills buf[fill], hands
+ * it over when full and goes on into the other one once that is inserted. */
+typedef struct {
+  SpillList *const *lists;
+  int nl;
+  bool with_value;
+  size_t cap;
+  FeedBuf buf[2];
+  int fill;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done, stop; /* the reader has read everything; the inserting thread failed */
+  int rc;          /* the reader's failure */
+  /* no reader thread could be made: each full chunk is inserted on the spot */
+  InsertChunk *here;
   InsertWorker *ws;
   int nt;
-  bool with_value;
   uint64_t *added;
 } InsertFeed;
 
+/* buf's items into the table (the chunk's other arrays are the inserting thread's). */
+static int insert_buf(InsertChunk *c, FeedBuf *b, InsertWorker *ws, int nt, uint64_t *added) {
+  c->key = b->key;
+  c->val = b->val;
+  c->size = b->size;
+  int rc = insert_chunk(c, ws, nt, added);
+  b->size = 0;
+  return rc;
+}
+
 static int feed_item(const void *item, void *ctx) {
   InsertFeed *f = ctx;
-  InsertChunk *c = f->c;
+  FeedBuf *b = &f->buf[f->fill];
   if (f->with_value) {
     KeyVal kv;
     memcpy(&kv, item, sizeof kv);
-    c->key[c->size] = kv.k;
-    c->val[c->size] = kv.v;
+    b->key[b->size] = kv.k;
+    b->val[b->size] = kv.v;
   } else {
-    memcpy(&c->key[c->size], item, sizeof(Key));
-    c->val[c->size] = 0;
+    memcpy(&b->key[b->size], item, sizeof(Key));
+    b->val[b->size] = 0;
   }
-  if (++c->size < c->cap) return TS_OK;
-  return insert_chunk(c, f->ws, f->nt, f->added);
+  if (++b->size < f->cap) return TS_OK;
+  if (f->here) return insert_buf(f->here, b, f->ws, f->nt, f->added);
+  pthread_mutex_lock(&f->mu);
+  b->full = true;
+  pthread_cond_broadcast(&f->cv);
+  f->fill ^= 1;
+  while (f->buf[f->fill].full && !f->stop) pthread_cond_wait(&f->cv, &f->mu);
+  int rc = f->stop ? TS_ERR_NOMEM : TS_OK; /* stopped: any code ends the reading; the inserter's stands */
+  pthread_mutex_unlock(&f->mu);
+  return rc;
+}
+
+static void *feed_reader(void *arg) {
+  InsertFeed *f = arg;
+  int rc = TS_OK;
+  for (int l = 0; l < f->nl && !rc; l++) rc = retro_spill_foreach(f->lists[l], feed_item, f);
+  pthread_mutex_lock(&f->mu);
+  if (!rc && f->buf[f->fill].size) f->buf[f->fill].full = true;
+  f->rc = rc;
+  f->done = true;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+  return NULL;
+}
+
+/* Inserts the chunks the reader hands over, in turn, until it is done. */
+static int feed_insert(InsertFeed *f, InsertChunk *c, InsertWorker *ws, int nt, uint64_t *added) {
+  int rc = TS_OK;
+  for (int cur = 0;; cur ^= 1) {
+    FeedBuf *b = &f->buf[cur];
+    pthread_mutex_lock(&f->mu);
+    while (!b->full && !f->done) pthread_cond_wait(&f->cv, &f->mu);
+    bool have = b->full;
+    pthread_mutex_unlock(&f->mu);
+    if (!have) break;
+    rc = insert_buf(c, b, ws, nt, added);
+    pthread_mutex_lock(&f->mu);
+    b->full = false;
+    if (rc) f->stop = true;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    if (rc) break;
+  }
+  return rc;
 }
 
 int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool with_value, int n,
@@ -221,13 +299,11 @@ int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool wit
     if (r->opt.list_mem && r->opt.list_mem / 2 / INSERT_ITEM_BYTES < c->cap)
       c->cap = (size_t)(r->opt.list_mem / 2 / INSERT_ITEM_BYTES);
     if (c->cap < INSERT_CHUNK_MIN) c->cap = INSERT_CHUNK_MIN;
-    c->key = malloc(c->cap * sizeof *c->key);
-    c->val = malloc(c->cap * sizeof *c->val);
     c->core = malloc(c->cap * sizeof *c->core);
     c->sq = malloc(c->cap);
     c->hash = malloc(c->cap * sizeof *c->hash);
     c->order = malloc(c->cap * sizeof *c->order);
-    if (!c->key || !c->val || !c->core || !c->sq || !c->hash || !c->order) rc = TS_ERR_NOMEM;
+    if (!c->core || !c->sq || !c->hash || !c->order) rc = TS_ERR_NOMEM;
     for (int t = 0; t < nt && !rc; t++) {
       ws[t].c = c;
       /* thread 0's array gathers every thread's items put aside */
@@ -235,12 +311,36 @@ int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool wit
       if (!ws[t].aside) rc = TS_ERR_NOMEM;
     }
   }
-  InsertFeed feed = {c, ws, nt, with_value, added};
-  for (int l = 0; l < nl && !rc; l++) rc = retro_spill_foreach(lists[l], feed_item, &feed);
-  if (!rc && c->size) rc = insert_chunk(c, ws, nt, added);
+  InsertFeed f = {.lists = lists, .nl = nl, .with_value = with_value, .cap = c ? c->cap : 0};
+  for (int i = 0; i < 2 && !rc; i++) {
+    f.buf[i].key = malloc(f.cap * sizeof *f.buf[i].key);
+    f.buf[i].val = malloc(f.cap * sizeof *f.buf[i].val);
+    if (!f.buf[i].key || !f.buf[i].val) rc = TS_ERR_NOMEM;
+  }
+  if (!rc) {
+    pthread_mutex_init(&f.mu, NULL);
+    pthread_cond_init(&f.cv, NULL);
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, feed_reader, &f) == 0) {
+      rc = feed_insert(&f, c, ws, nt, added);
+      pthread_join(reader, NULL);
+      if (!rc) rc = f.rc;
+    } else { /* no thread: read a chunk, insert it, and so on, on this one */
+      f.here = c;
+      f.ws = ws;
+      f.nt = nt;
+      f.added = added;
+      for (int l = 0; l < nl && !rc; l++) rc = retro_spill_foreach(lists[l], feed_item, &f);
+      if (!rc && f.buf[0].size) rc = insert_buf(c, &f.buf[0], ws, nt, added);
+    }
+    pthread_cond_destroy(&f.cv);
+    pthread_mutex_destroy(&f.mu);
+  }
+  for (int i = 0; i < 2; i++) {
+    free(f.buf[i].key);
+    free(f.buf[i].val);
+  }
   if (c) {
-    free(c->key);
-    free(c->val);
     free(c->core);
     free(c->sq);
     free(c->hash);
