@@ -722,15 +722,15 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     MDB_val v = {b->offset[i + 1] - b->offset[i], b->values + b->offset[i]};
     uint8_t lk[2];
     rc = append ? MDB_NOTFOUND : mdb_cursor_get(cur, &k, &old, MDB_SET_KEY);
-    bool listed_now = false;
+    bool same_len = false; /* an overwrite of the same length: its index entry, if any, stands */
     if (rc == 0) {
       uint16_t old_len;
       if (tsdb_value_length(old.mv_data, old.mv_size, &old_len, db->path, NULL) == TS_OK) {
         be16_put(lk, old_len);
         MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
-        if (old_len == r->length || !listed(db, old_len)) {
-          listed_now = old_len == r->length;
-        } else {
+        if (old_len == r->length) {
+          same_len = true;
+        } else if (listed(db, old_len)) {
           rc = mdb_del(txn, db->by_len, &lkv, &kv);
           if (rc == MDB_NOTFOUND) rc = by_len_purge(txn, db, &kv);
         }
@@ -743,7 +743,7 @@ static int batch_body(TsDb *db, MDB_txn *txn, void *ctx, int *ts, TsError *err) 
     }
     if (rc) break;
     /* appended, the index by length is written after the batch, a length at a time */
-    if (!listed_now && !append && listed(db, r->length)) {
+    if (!same_len && !append && listed(db, r->length)) {
       be16_put(lk, r->length);
       MDB_val lkv = {2, lk}, kv = {r->key_len, (void *)r->key};
       rc = mdb_put(txn, db->by_len, &lkv, &kv, MDB_NODUPDATA);

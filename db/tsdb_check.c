@@ -616,9 +616,10 @@ static void prob_leaf(Walk *w, uint64_t page, const uint8_t *key, size_t klen, c
     report(w, page, key, klen, "bad record", "page %llu: %s", (unsigned long long)page, e.msg);
     return;
   }
-  w->prob_sum += pair_hash(key, klen, rec.length);
+  uint64_t h = pair_hash(key, klen, rec.length);
+  w->prob_sum += h;
   if (rec.length == TSDB_UNLISTED_LENGTH) {
-    w->unlisted_sum += pair_hash(key, klen, rec.length);
+    w->unlisted_sum += h;
     w->unlisted++;
   }
 }

@@ -251,10 +251,16 @@ static int feed_item(const void *item, void *ctx) {
   return rc;
 }
 
-static void *feed_reader(void *arg) {
-  InsertFeed *f = arg;
+/* Every list's items through feed_item. */
+static int feed_read(InsertFeed *f) {
   int rc = TS_OK;
   for (int l = 0; l < f->nl && !rc; l++) rc = retro_spill_foreach(f->lists[l], feed_item, f);
+  return rc;
+}
+
+static void *feed_reader(void *arg) {
+  InsertFeed *f = arg;
+  int rc = feed_read(f);
   pthread_mutex_lock(&f->mu);
   if (!rc && f->buf[f->fill].size) f->buf[f->fill].full = true;
   f->rc = rc;
@@ -330,7 +336,7 @@ int retro_table_insert_lists(Retro *r, SpillList *const *lists, int nl, bool wit
       f.ws = ws;
       f.nt = nt;
       f.added = added;
-      for (int l = 0; l < nl && !rc; l++) rc = retro_spill_foreach(lists[l], feed_item, &f);
+      rc = feed_read(&f);
       if (!rc && f.buf[0].size) rc = insert_buf(c, &f.buf[0], ws, nt, added);
     }
     pthread_cond_destroy(&f.cv);
