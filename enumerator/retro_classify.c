@@ -335,8 +335,43 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
 
 /* Does the main line from pos (value v) end with pieces in the attacker's hand?
  * Memoised in the thread's cache. */
+/*
+ * line_leftover of a mate in one, attacker to move: the hand after the mate
+ * attacker_best takes, the one that empties the hand when there is one. When
+ * every check empties it (the attacker holds nothing, or one piece and each
+ * check drops it) the answer is no, when none does it is yes, with no position
+ * made or looked up; else only the checks that empty it are looked up, as one
+ * batch. -1 when the table must be asked otherwise (outside the material, or
+ * a table over ranks): the caller then takes the general way.
+ */
+static int mate1_leftover(Cls *c, const Position *pos) {
+  MoveList l;
+  movegen_checks(pos, &l);
+  Move empty[MAX_MOVES];
+  int n = 0;
+  for (int i = 0; i < l.size; i++)
+    if (hand_after(pos, l.moves[i]) == 0) empty[n++] = l.moves[i];
+  if (n == l.size && n > 0) return 0;
+  if (n == 0) return l.size > 0 || pos->hand[BLACK] != 0;
+  if (!cls_in(c->r, pos) || c->r->shares) return -1;
+  Position q = *pos;
+  Key cores[MAX_MOVES];
+  Square sqs[MAX_MOVES];
+  for (int i = 0; i < n; i++) {
+    cores[i] = split_after(&q, empty[i], &sqs[i]);
+    table_prefetch(c->r, cores[i]);
+  }
+  for (int i = 0; i < n; i++)
+    if (table_probe(c->r->tab, c->r->cap, cores[i], sqs[i]) == 0) return 0;
+  return 1;
+}
+
 static bool line_leftover(Cls *c, const Position *pos, int v) {
   if (v == 0) return pos->hand[BLACK] != 0; /* mated: what the attacker still holds */
+  if (v == 1 && pos->side == BLACK) {
+    int k = mate1_leftover(c, pos);
+    if (k >= 0) return k != 0;
+  }
   OutEntry *e = out_slot(c, pos);
   if (e && e->left >= 0) return e->left != 0;
   bool left;
