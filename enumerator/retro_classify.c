@@ -252,14 +252,24 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
   bool in = cls_in(c->r, pos);
   int bound = nmates ? c->r->opt.max_moves : V - 1;
-  Position q = *pos;
+  /* a copy of pos to make moves on, made when a check needs it (the record's
+   * oracle gives most keys without one) */
+  Position q;
+  bool qmade = !in;
+  if (qmade) q = *pos;
   /* inside the material every child is a table look-up: the keys first, their
    * slots prefetched, then the look-ups (their cache misses overlap) */
   Key cores[MAX_MOVES];
   Square sqs[MAX_MOVES];
   if (in)
     for (int i = 0; i < l.size; i++) {
-      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) cores[i] = split_after(&q, l.moves[i], &sqs[i]);
+      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) {
+        if (!qmade) {
+          q = *pos;
+          qmade = true;
+        }
+        cores[i] = split_after(&q, l.moves[i], &sqs[i]);
+      }
       table_prefetch(c->r, cores[i]);
     }
   if (__builtin_expect(in && c->r->shares != NULL, 0)) {
@@ -368,6 +378,9 @@ static int mate1_leftover(Cls *c, const Position *pos) {
 
 static bool line_leftover(Cls *c, const Position *pos, int v) {
   if (v == 0) return pos->hand[BLACK] != 0; /* mated: what the attacker still holds */
+  /* Each attacker move of the line drops at most one piece of the hand (a capture adds one): a hand of more
+   * pieces than the line has attacker moves is not emptied by any line. */
+  if (pos->hand[BLACK] && hand_total(pos->hand[BLACK]) > (v + (pos->side == BLACK)) / 2) return true;
   if (v == 1 && pos->side == BLACK) {
     int k = mate1_leftover(c, pos);
     if (k >= 0) return k != 0;

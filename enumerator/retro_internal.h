@@ -237,7 +237,8 @@ Key retro_pos_split(const Position *pos, Key *full, Square *sq);
 /* A position's key parts made once, for the keys of that position with one
  * more piece on each of many squares (the un-moves of an extended position). */
 typedef struct {
-  unsigned e[2][SQ_NB]; /* entries in the plain and the mirrored orientation */
+  unsigned e[2][SQ_NB]; /* entries in the plain and the mirrored orientation (only the one of orient
+                         * when it is 0 or 1) */
   int n;
   Square king, ck;      /* the defender king's square, plain and canonical */
   int orient;           /* 0 plain, 1 mirrored, 2 decided by the entries (5th file) */

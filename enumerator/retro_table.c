@@ -151,21 +151,23 @@ void retro_keybase_init(KeyBase *kb, const Position *base) {
   kb->king = k;
   kb->ck = k < m ? k : m;
   kb->orient = k < m ? 0 : k > m ? 1 : 2;
-  kb->n = key_entries(base, false, kb->e[0]);
-  key_entries(base, true, kb->e[1]);
   kb->head = key_head(base, kb->ck);
-  kb->pack[0] = key_pack(kb->e[0], kb->n, -1);
-  kb->pack[1] = key_pack(kb->e[1], kb->n, -1);
   kb->dmax = -1;
   kb->lastmax[0] = kb->lastmax[1] = -1;
-  /* distances do not depend on the orientation: the king is mirrored with the entries */
-  for (int i = 0; i < kb->n; i++) {
-    int d = sq_distance((Square)(kb->e[0][i] >> 5), k);
-    if (d > kb->dmax) kb->dmax = d;
-  }
+  /* only the orientation a key takes is made (both when the king stands on the 5th file) */
   for (int o = 0; o < 2; o++) {
+    if (kb->orient != 2 && o != kb->orient) continue;
+    Square ko = o ? m : k;
+    kb->n = key_entries(base, o == 1, kb->e[o]);
+    kb->pack[o] = key_pack(kb->e[o], kb->n, -1);
+    /* distances do not depend on the orientation: the king is mirrored with the entries */
+    if (kb->dmax < 0)
+      for (int i = 0; i < kb->n; i++) {
+        int d = sq_distance((Square)(kb->e[o][i] >> 5), ko);
+        if (d > kb->dmax) kb->dmax = d;
+      }
     for (int i = 0; i < kb->n; i++)
-      if (sq_distance((Square)(kb->e[o][i] >> 5), o ? m : k) == kb->dmax) kb->lastmax[o] = i;
+      if (sq_distance((Square)(kb->e[o][i] >> 5), ko) == kb->dmax) kb->lastmax[o] = i;
     kb->rest[o] = kb->lastmax[o] >= 0 ? pack_remove(kb->pack[o], kb->lastmax[o]) : 0;
   }
 }
