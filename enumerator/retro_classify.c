@@ -50,6 +50,14 @@ typedef struct {
   Move mv[MAX_MOVES];
   KeyBase kb[MAX_MOVES];    /* B after mv[i] */
   uint16_t slot[ORACLE_SLOTS]; /* index + 1 of a move, by hash */
+  /* is_minimal's first candidate, the same for every square: B with the hands
+   * of the record's positions, made when a complete work first asks for it */
+  Position first;           /* the record's first position, f on s0 */
+  Square s0;
+  bool sub_made, sub_legal; /* sub_legal: neither side in check once the defender holds the rest */
+  int sub_value;            /* value_of(B) */
+  Position sub;             /* B made whole (the defender's hand given) */
+  Key sub_key;              /* retro_key_plain(sub) */
 } ChildOracle;
 
 /* is_minimal's sub-problems already classified against a main line (the
@@ -68,7 +76,7 @@ typedef struct {
   MinMemo *memo;   /* the thread's (or NULL) */
   OutEntry *cache; /* positions outside the material, by Zobrist key (lossy) */
   uint64_t cache_mask;
-  const ChildOracle *oracle; /* the problem's record, for its first ply (or NULL) */
+  ChildOracle *oracle; /* the problem's record, for its first ply and is_minimal (or NULL) */
 } Cls;
 
 static unsigned oracle_hash(Move m) { return (unsigned)((m * 0x9e3779b1u) >> 22) & (ORACLE_SLOTS - 1); }
@@ -81,6 +89,9 @@ static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) 
   movegen_checks(&b, &l);
   o->f = f;
   o->n = 0;
+  o->first = *x;
+  o->s0 = s0;
+  o->sub_made = false;
   memset(o->slot, 0, sizeof o->slot);
   for (int i = 0; i < l.size; i++) {
     Move m = l.moves[i];
@@ -620,12 +631,10 @@ static uint64_t line_hash(const Move *line, int n, bool compact) {
 
 /* Is the sub-problem q (value pb->length) a complete work with pb's line
  * (compact: compared as move_compact)? Asked of the thread's memo first. */
-static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool compact) {
+static bool sub_same_keyed(Cls *c, const Position *q, Key k, const RetroProblem *pb, bool compact) {
   MinMemo *e = NULL;
   uint64_t lh = 0;
-  Key k = 0;
   if (c->memo) {
-    k = retro_key_plain(q);
     lh = line_hash(pb->line, pb->line_len, compact);
     e = &c->memo[(key_hash(k) ^ lh) & ((1u << MIN_MEMO_BITS) - 1)];
     if (e->k == k && e->line == lh) return e->same;
@@ -639,6 +648,10 @@ static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool com
   return same;
 }
 
+static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool compact) {
+  return sub_same_keyed(c, q, c->memo ? retro_key_plain(q) : 0, pb, compact);
+}
+
 /* Is pos less its piece on s (sent to the defender's hand) a complete work
  * with pb's line? */
 static bool board_sub_same(Cls *c, const Position *pos, const RetroProblem *pb, Square s) {
@@ -650,6 +663,28 @@ static bool board_sub_same(Cls *c, const Position *pos, const RetroProblem *pb, 
   pos_finish_setup(&q);
   if (q.checkers || pos_checkers_of(&q, WHITE)) return false;
   return sub_same(c, &q, pb, true);
+}
+
+/* board_sub_same of the record's free piece: B, the same for every square,
+ * made and valued once per record. */
+static bool base_sub_same(Cls *c, ChildOracle *o, const RetroProblem *pb) {
+  if (!o->sub_made) {
+    Position q = o->first;
+    pos_remove(&q, o->s0);
+    o->sub_value = value_of(c->r, &q);
+    o->sub_legal = false;
+    if (o->sub_value >= 0) {
+      q.hand[WHITE] = 0;
+      pos_give_remaining(&q, WHITE);
+      pos_finish_setup(&q);
+      o->sub_legal = !q.checkers && !pos_checkers_of(&q, WHITE);
+      o->sub = q;
+      o->sub_key = c->memo ? retro_key_plain(&q) : 0;
+    }
+    o->sub_made = true;
+  }
+  if (o->sub_value != pb->length || !o->sub_legal) return false;
+  return sub_same_keyed(c, &o->sub, o->sub_key, pb, true);
 }
 
 /*
@@ -669,7 +704,7 @@ static bool is_minimal(Cls *cp, const RetroProblem *pb) {
    * of the record, and the memo answers for the other squares. */
   Bitboard occ = pos_occupied(pos) & ~BB_SQ[pos->king[WHITE]];
   if (cp->oracle && bb_test(occ, cp->oracle->s)) {
-    if (board_sub_same(c, pos, pb, cp->oracle->s)) return false;
+    if (base_sub_same(c, cp->oracle, pb)) return false;
     occ &= ~BB_SQ[cp->oracle->s];
   }
   for (int t = PAWN; t <= GOLD; t++) {
