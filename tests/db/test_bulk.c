@@ -4,7 +4,8 @@
  * order come out in key order, the same with spilled runs as in memory; a
  * bulk made with the stored checkpoint as skip writes only the rest; a bulk
  * takes another database's records; a run cut short on disk is named as
- * damaged; counts survive the meta round trip.
+ * damaged; counts survive the meta round trip; a batch with a bad record or a
+ * key given twice is checked by the write itself.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -317,6 +318,49 @@ static void test_counts_round_trip(void **state) {
   tsdb_close(db);
 }
 
+/* The merge thread checks each record and the key order for the writer: a batch that fails either is
+ * checked again by the write itself, which names the bad record (and nothing of its batch is stored) or
+ * keeps the last record of a key given twice. */
+static void test_unchecked_batches(void **state) {
+  Fixture *f = *state;
+  TsDb *db = open_db(f->path);
+  TsDbBulkOptions o = {.mem_limit = (size_t)4 << 20, .batch = 100};
+  TsDbBulk *b;
+  TsError err;
+  static TsRecord r;
+  /* a key given twice: stored once */
+  assert_int_equal(tsdb_bulk_create(db, f->path, &o, &b, &err), TS_OK);
+  for (uint32_t i = 0; i < 500; i++) {
+    make_record(i, &r);
+    assert_int_equal(tsdb_bulk_add(b, &r, &err), TS_OK);
+  }
+  make_record(7, &r);
+  assert_int_equal(tsdb_bulk_add(b, &r, &err), TS_OK);
+  assert_int_equal(tsdb_bulk_finish(b, &err), TS_OK);
+  tsdb_bulk_free(b);
+  check_db(db, 500);
+  tsdb_close(db);
+  /* a main line holding a value that is no compact move: the write refuses it, by its place in the batch */
+  assert_int_equal(unlink(f->path), 0);
+  db = open_db(f->path);
+  assert_int_equal(tsdb_bulk_create(db, f->path, &o, &b, &err), TS_OK);
+  for (uint32_t i = 0; i < 500; i++) {
+    make_record(i, &r);
+    if (i == 123) {
+      r.line_len = 2;
+      r.line[1] = 0xffff;
+    }
+    assert_int_equal(tsdb_bulk_add(b, &r, &err), TS_OK);
+  }
+  assert_int_equal(tsdb_bulk_finish(b, &err), TS_ERR_USAGE);
+  assert_non_null(strstr(err.msg, "not a compact move"));
+  tsdb_bulk_free(b);
+  uint64_t stored = 0;
+  assert_int_equal(tsdb_count(db, &stored, &err), TS_OK);
+  assert_true(stored < 500 && stored % 100 == 0);
+  tsdb_close(db);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_sorted_in_memory_and_runs, setup, teardown),
@@ -324,6 +368,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_resume_and_add_db, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_counts_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unchecked_batches, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
