@@ -514,13 +514,12 @@ typedef struct {
 } BatchItem;
 
 /* LMDB's default order: memcmp over the common part, then shorter first. */
-int tsdb_key_order(const uint8_t *x, size_t x_len, const uint8_t *y, size_t y_len) {
-  int c = memcmp(x, y, x_len < y_len ? x_len : y_len);
+static int key_cmp(const TsRecord *x, const TsRecord *y) {
+  size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+  int c = memcmp(x->key, y->key, n);
   if (c) return c;
-  return (x_len > y_len) - (x_len < y_len);
+  return (x->key_len > y->key_len) - (x->key_len < y->key_len);
 }
-
-static int key_cmp(const TsRecord *x, const TsRecord *y) { return tsdb_key_order(x->key, x->key_len, y->key, y->key_len); }
 
 static int item_cmp(const void *a, const void *b) {
   const BatchItem *x = a, *y = b;
@@ -798,12 +797,12 @@ static int dict_decide(TsDb *db, Batch *b, uint8_t **dict, TsError *err) {
   return TS_OK;
 }
 
-static int put_batch(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint, size_t blob_len,
-                     bool checked, TsError *err) {
+int tsdb_put_batch(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint,
+                   size_t blob_len, TsError *err) {
   if (n && !records) return ts_error_set(err, TS_ERR_USAGE, db->path, 0, 0, "no records given");
   if (db->flags & TSDB_RDONLY)
     return ts_error_set(err, TS_ERR_USAGE, db->path, 0, 0, "database opened read-only");
-  for (size_t i = 0; i < n && !checked; i++) {
+  for (size_t i = 0; i < n; i++) {
     TsError e;
     int ts = tsdb_record_check(&records[i], &e);
     if (ts) return ts_error_set(err, ts, db->path, 0, 0, "record %zu: %s", i, e.msg);
@@ -820,7 +819,7 @@ static int put_batch(TsDb *db, const TsRecord *records, size_t n, const void *ch
   for (size_t i = 0; i < n; i++) b.items[i] = (BatchItem){&records[i], i};
   /* the bulk writer gives keys strictly in order: nothing to sort or drop then */
   bool sorted = true;
-  for (size_t i = 1; i < n && sorted && !checked; i++) sorted = key_cmp(&records[i - 1], &records[i]) < 0;
+  for (size_t i = 1; i < n && sorted; i++) sorted = key_cmp(&records[i - 1], &records[i]) < 0;
   if (sorted) {
     b.n = n;
   } else {
@@ -857,16 +856,6 @@ done:
   free(b.offset);
   free(b.values);
   return ts;
-}
-
-int tsdb_put_batch(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint, size_t blob_len,
-                   TsError *err) {
-  return put_batch(db, records, n, checkpoint, blob_len, false, err);
-}
-
-int tsdb_put_batch_checked(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint,
-                           size_t blob_len, TsError *err) {
-  return put_batch(db, records, n, checkpoint, blob_len, true, err);
 }
 
 /* ---- reads ---- */

@@ -215,14 +215,6 @@ int tsdb_meta_get(TsDb *db, TsDbMeta *meta, TsError *err);
  */
 int tsdb_put_batch(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint,
                    size_t blob_len, TsError *err);
-/* tsdb_put_batch of records the caller has already passed through
- * tsdb_record_check and ordered strictly by key (memcmp, then length): those
- * two passes over the batch are left out. The bulk writer (tsdb_bulk.h) makes
- * them on its merge thread, off the thread that writes. */
-int tsdb_put_batch_checked(TsDb *db, const TsRecord *records, size_t n, const void *checkpoint,
-                           size_t blob_len, TsError *err);
-/* The order of tsdb_put_batch_checked: < 0, 0, > 0 as key x sorts before, with, after key y. */
-int tsdb_key_order(const uint8_t *x, size_t x_len, const uint8_t *y, size_t y_len);
 
 /* Reads the record of key (1..TSDB_KEY_MAX bytes) into *rec (rec->key set too).
  * TS_ERR_NOTFOUND when absent; TS_ERR_DB when the stored bytes are corrupt. */

@@ -22,8 +22,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "tsdb_codec.h"
-
 #define ENTRY_MAX (1 + TSDB_KEY_MAX + 8 + 2 * TSDB_BULK_LINE_MAX)
 /* entries gathered before they are compressed into a run */
 #define RUN_BUF ((size_t)1 << 20)
@@ -66,7 +64,6 @@ typedef struct {
   TsDb *db;
   const TsRecord *recs;
   size_t n;
-  bool checked; /* every record checked and the keys strictly ascending (on the merge thread) */
   uint64_t ck; /* records in key order once it is stored */
   uint8_t blob[8];
   int rc;
@@ -93,7 +90,6 @@ struct TsDbBulk {
   uint64_t seen, written, handed, emitted;
   pthread_t writer;
   bool writing;
-  bool unchecked; /* the batch being gathered failed a record check or the key order (emit) */
   WriteJob job;
   uint8_t *arena;
   size_t arena_len, arena_cap;
@@ -163,8 +159,7 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
 
 static void *write_job(void *arg) {
   WriteJob *j = arg;
-  j->rc = j->checked ? tsdb_put_batch_checked(j->db, j->recs, j->n, j->blob, sizeof j->blob, &j->err)
-                     : tsdb_put_batch(j->db, j->recs, j->n, j->blob, sizeof j->blob, &j->err);
+  j->rc = tsdb_put_batch(j->db, j->recs, j->n, j->blob, sizeof j->blob, &j->err);
   return NULL;
 }
 
@@ -193,8 +188,7 @@ static int flush_batch(TsDbBulk *b) {
   int rc = writer_wait(b);
   if (rc) return rc;
   WriteJob *j = &b->job;
-  *j = (WriteJob){.db = b->db, .recs = b->batch, .n = b->n, .checked = !b->unchecked, .ck = b->handed + b->n};
-  b->unchecked = false;
+  *j = (WriteJob){.db = b->db, .recs = b->batch, .n = b->n, .ck = b->handed + b->n};
   for (int i = 0; i < 8; i++) j->blob[i] = (uint8_t)(j->ck >> (56 - 8 * i));
   b->handed = j->ck;
   TsRecord *t = b->batch;
@@ -230,12 +224,6 @@ static int emit(TsDbBulk *b, const uint8_t *e) {
   r->line_len = t[7];
   memcpy(r->line, t + 8, 2 * (size_t)r->line_len);
   r->ext_len = 0;
-  /* the writer's checks made here (a record out of range, keys out of order: the writer checks the
-   * batch itself and reports it) */
-  TsError bad;
-  if (tsdb_record_check(r, &bad) != TS_OK ||
-      (b->n && tsdb_key_order(r[-1].key, r[-1].key_len, r->key, r->key_len) >= 0))
-    b->unchecked = true;
   return ++b->n == b->cap ? flush_batch(b) : TS_OK;
 }
 

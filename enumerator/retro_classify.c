@@ -354,8 +354,6 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   return bm;
 }
 
-/* Does the main line from pos (value v) end with pieces in the attacker's hand?
- * Memoised in the thread's cache. */
 /*
  * line_leftover of a mate in one, attacker to move: the hand after the mate
  * attacker_best takes, the one that empties the hand when there is one. When
@@ -387,6 +385,9 @@ static int mate1_leftover(Cls *c, const Position *pos) {
   return 1;
 }
 
+/* Does the main line from pos (value v) end with pieces in the attacker's hand?
+ * A hand too large to be emptied and a mate in one are told without the
+ * thread's cache; the other positions are memoised in it. */
 static bool line_leftover(Cls *c, const Position *pos, int v) {
   if (v == 0) return pos->hand[BLACK] != 0; /* mated: what the attacker still holds */
   /* Each attacker move of the line drops at most one piece of the hand (a capture adds one): a hand of more

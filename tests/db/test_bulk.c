@@ -4,8 +4,8 @@
  * order come out in key order, the same with spilled runs as in memory; a
  * bulk made with the stored checkpoint as skip writes only the rest; a bulk
  * takes another database's records; a run cut short on disk is named as
- * damaged; counts survive the meta round trip; a batch with a bad record or a
- * key given twice is checked by the write itself.
+ * damaged; counts survive the meta round trip; a bad record or a key given
+ * twice in a bulk is refused or stored once by the write.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -318,9 +318,8 @@ static void test_counts_round_trip(void **state) {
   tsdb_close(db);
 }
 
-/* The merge thread checks each record and the key order for the writer: a batch that fails either is
- * checked again by the write itself, which names the bad record (and nothing of its batch is stored) or
- * keeps the last record of a key given twice. */
+/* The write checks each batch the merge hands it: a bad record is refused by its place in the batch
+ * (nothing of that batch stored, the batches before it kept), a key given twice is stored once. */
 static void test_unchecked_batches(void **state) {
   Fixture *f = *state;
   TsDb *db = open_db(f->path);
