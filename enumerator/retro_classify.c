@@ -797,7 +797,7 @@ static void *classify_worker(void *arg) {
             retro_record_base(&base, sqs[0]);
           }
         }
-        if (!material_is(&pos, w->count)) break; /* the record's positions share their material */
+        if (k == 0 && !material_is(&pos, w->count)) break; /* the record's positions share their material */
         if (by_record && k == 0) oracle_build(w->oracle, &pos, sqs[0], f);
         if (by_record) w->oracle->s = sqs[k];
         Cls c = {r, r->nsolvers > w->id ? r->solvers[w->id] : NULL, w->memo, w->cache, w->cache_mask,
