@@ -51,9 +51,8 @@ typedef struct {
   KeyBase kb[MAX_MOVES];    /* B after mv[i] */
   uint16_t slot[ORACLE_SLOTS]; /* index + 1 of a move, by hash */
   /* is_minimal's first candidate, the same for every square: B with the hands
-   * of the record's positions, made when a complete work first asks for it */
-  Position first;           /* the record's first position, f on s0 */
-  Square s0;
+   * of the record's positions, made whole when a complete work first asks */
+  Position base;            /* B (retro_record_base of a position of the record) */
   bool sub_made, sub_legal; /* sub_legal: neither side in check once the defender holds the rest */
   int sub_value;            /* value_of(B) */
   Position sub;             /* B made whole (the defender's hand given) */
@@ -89,8 +88,7 @@ static void oracle_build(ChildOracle *o, const Position *x, Square s0, Piece f) 
   movegen_checks(&b, &l);
   o->f = f;
   o->n = 0;
-  o->first = *x;
-  o->s0 = s0;
+  o->base = b;
   o->sub_made = false;
   memset(o->slot, 0, sizeof o->slot);
   for (int i = 0; i < l.size; i++) {
@@ -255,6 +253,25 @@ static inline __attribute__((always_inline)) void check_values(Cls *c, Position 
  * (positions of the material only). Only children one ply shorter are
  * followed, so the recursion through line_leftover ends.
  */
+/* The record keys (and squares) after the attacker's moves mv[0..n) of pos,
+ * inside the material, each one's first slot prefetched: from the record's
+ * oracle o when it knows the move, else made on a copy of pos. */
+static void check_keys(const Retro *r, const Position *pos, const ChildOracle *o, const Move *mv, int n, Key *cores,
+                       Square *sqs) {
+  Position q;
+  bool qmade = false;
+  for (int i = 0; i < n; i++) {
+    if (!o || !oracle_key(o, mv[i], &cores[i], &sqs[i])) {
+      if (!qmade) {
+        q = *pos;
+        qmade = true;
+      }
+      cores[i] = split_after(&q, mv[i], &sqs[i]);
+    }
+    table_prefetch(r, cores[i]);
+  }
+}
+
 static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int *nmates, const ChildOracle *o) {
   MoveList l;
   int vals[MAX_MOVES];
@@ -263,26 +280,14 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
   bool in = cls_in(c->r, pos);
   int bound = nmates ? c->r->opt.max_moves : V - 1;
-  /* a copy of pos to make moves on, made when a check needs it (the record's
-   * oracle gives most keys without one) */
+  /* outside the material the checks are played on a copy of pos */
   Position q;
-  bool qmade = !in;
-  if (qmade) q = *pos;
+  if (!in) q = *pos;
   /* inside the material every child is a table look-up: the keys first, their
    * slots prefetched, then the look-ups (their cache misses overlap) */
   Key cores[MAX_MOVES];
   Square sqs[MAX_MOVES];
-  if (in)
-    for (int i = 0; i < l.size; i++) {
-      if (!o || !oracle_key(o, l.moves[i], &cores[i], &sqs[i])) {
-        if (!qmade) {
-          q = *pos;
-          qmade = true;
-        }
-        cores[i] = split_after(&q, l.moves[i], &sqs[i]);
-      }
-      table_prefetch(c->r, cores[i]);
-    }
+  if (in) check_keys(c->r, pos, o, l.moves, l.size, cores, sqs);
   if (__builtin_expect(in && c->r->shares != NULL, 0)) {
     /* the table over ranks: the look-ups of other machines' shares made together */
     int got[MAX_MOVES];
@@ -373,13 +378,9 @@ static int mate1_leftover(Cls *c, const Position *pos) {
   if (n == l.size && n > 0) return 0;
   if (n == 0) return l.size > 0 || pos->hand[BLACK] != 0;
   if (!cls_in(c->r, pos) || c->r->shares) return -1;
-  Position q = *pos;
   Key cores[MAX_MOVES];
   Square sqs[MAX_MOVES];
-  for (int i = 0; i < n; i++) {
-    cores[i] = split_after(&q, empty[i], &sqs[i]);
-    table_prefetch(c->r, cores[i]);
-  }
+  check_keys(c->r, pos, NULL, empty, n, cores, sqs);
   for (int i = 0; i < n; i++)
     if (table_probe(c->r->tab, c->r->cap, cores[i], sqs[i]) == 0) return 0;
   return 1;
@@ -653,16 +654,22 @@ static bool sub_same(Cls *c, const Position *q, const RetroProblem *pb, bool com
   return sub_same_keyed(c, q, c->memo ? retro_key_plain(q) : 0, pb, compact);
 }
 
+/* A position less one of its pieces, made a problem: the defender holds the
+ * rest. Whether it is legal (neither side in check). */
+static bool sub_whole(Position *q) {
+  q->hand[WHITE] = 0;
+  pos_give_remaining(q, WHITE);
+  pos_finish_setup(q);
+  return !q->checkers && !pos_checkers_of(q, WHITE);
+}
+
 /* Is pos less its piece on s (sent to the defender's hand) a complete work
  * with pb's line? */
 static bool board_sub_same(Cls *c, const Position *pos, const RetroProblem *pb, Square s) {
   Position q = *pos;
   pos_remove(&q, s);
   if (value_of(c->r, &q) != pb->length) return false;
-  q.hand[WHITE] = 0;
-  pos_give_remaining(&q, WHITE);
-  pos_finish_setup(&q);
-  if (q.checkers || pos_checkers_of(&q, WHITE)) return false;
+  if (!sub_whole(&q)) return false;
   return sub_same(c, &q, pb, true);
 }
 
@@ -670,18 +677,10 @@ static bool board_sub_same(Cls *c, const Position *pos, const RetroProblem *pb, 
  * made and valued once per record. */
 static bool base_sub_same(Cls *c, ChildOracle *o, const RetroProblem *pb) {
   if (!o->sub_made) {
-    Position q = o->first;
-    pos_remove(&q, o->s0);
-    o->sub_value = value_of(c->r, &q);
-    o->sub_legal = false;
-    if (o->sub_value >= 0) {
-      q.hand[WHITE] = 0;
-      pos_give_remaining(&q, WHITE);
-      pos_finish_setup(&q);
-      o->sub_legal = !q.checkers && !pos_checkers_of(&q, WHITE);
-      o->sub = q;
-      o->sub_key = c->memo ? retro_key_plain(&q) : 0;
-    }
+    o->sub = o->base;
+    o->sub_value = value_of(c->r, &o->sub);
+    o->sub_legal = o->sub_value >= 0 && sub_whole(&o->sub);
+    if (o->sub_legal) o->sub_key = c->memo ? retro_key_plain(&o->sub) : 0;
     o->sub_made = true;
   }
   if (o->sub_value != pb->length || !o->sub_legal) return false;
