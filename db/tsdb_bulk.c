@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -35,6 +36,12 @@
 /* Sorted entries are read in an order unrelated to the arena's: each is
  * prefetched this many entries ahead. */
 #define PREFETCH_AHEAD 16
+/* The database file's pages released from the page cache (release_written):
+ * every RELEASE_BATCHES batches, up to the options' release_lag bytes short
+ * of the file's end (RELEASE_LAG by default), on 1 MB boundaries. */
+#define RELEASE_BATCHES 64
+#define RELEASE_LAG ((size_t)64 << 20)
+#define RELEASE_ALIGN ((off_t)1 << 20)
 
 /* An arena entry and the first 16 bytes of its key, big-endian, zero-padded: the
  * sort compares those and reads the arena only on a tie (the padded prefixes
@@ -56,6 +63,11 @@ typedef struct {
   const uint8_t *mem_arena;
   const SortRef *mem_refs;
   size_t mem_n, mem_i;
+  /* the current entry: in the run's buffer or its arena when it lies whole
+   * there, else copied to e; the first 16 bytes of its key as a SortRef's */
+  const uint8_t *cur;
+  uint64_t p0, p1;
+  bool done; /* read to its end */
   uint8_t e[ENTRY_MAX];
 } Run;
 
@@ -110,6 +122,9 @@ struct TsDbBulk {
   int runs_peak;    /* the most runs held at once */
   uint64_t run_bytes, run_disk;
   uint64_t key_bytes, entry_bytes; /* of the records added */
+  int file_fd;                      /* the database file, for release_written; -1 when it did not open */
+  off_t wb_started, wb_released;    /* written back from 0 to wb_started; released up to wb_released */
+  unsigned batches_since_release;
   TsError *err; /* the caller's, for the call in progress */
 };
 
@@ -134,6 +149,7 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
     b->opt = *o;
     if (!b->opt.mem_limit) b->opt.mem_limit = (size_t)1 << 30;
     if (!b->opt.batch) b->opt.batch = 5000;
+    if (!b->opt.release_lag) b->opt.release_lag = RELEASE_LAG;
     b->cap = b->opt.batch;
     /* the two batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
     size_t fit = b->opt.mem_limit / 16 / sizeof(TsRecord);
@@ -153,6 +169,7 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
   b->db = db;
   b->path = path;
   b->written = b->handed = b->opt.skip;
+  b->file_fd = open(path, O_RDONLY | O_CLOEXEC);
   *out = b;
   return TS_OK;
 }
@@ -181,6 +198,37 @@ static int writer_wait(TsDbBulk *b) {
   return writer_collect(b);
 }
 
+/*
+ * A bulk write streams a file of gigabytes that it does not read again, save
+ * the right edge of its trees, which lies in the last pages written. Left to
+ * the kernel, each page of it takes a page of memory new to the page cache
+ * until the write ends, and memory never used before costs far more to take
+ * than pages just freed (G4S1's 7 GB database: the writer thread's copies
+ * into the page cache were half of its time). So the calling thread, every
+ * RELEASE_BATCHES batches, starts the writeback of what lies more than the
+ * options' release_lag (64 MB) before the file's end, and drops from the page
+ * cache what it started writing back at its previous call: the pages the
+ * write goes on with are the ones just freed. Both calls are advice: a dirty
+ * page or one still under writeback stays, and a page read again is read
+ * from the disk, so the stored data is the same whatever they do.
+ */
+static void release_written(TsDbBulk *b) {
+  if (b->file_fd < 0 || ++b->batches_since_release < RELEASE_BATCHES) return;
+  b->batches_since_release = 0;
+  struct stat st;
+  if (fstat(b->file_fd, &st) != 0) return;
+  off_t lag = (off_t)b->opt.release_lag;
+  off_t target = st.st_size > lag ? (st.st_size - lag) / RELEASE_ALIGN * RELEASE_ALIGN : 0;
+  if (b->wb_started > b->wb_released) {
+    (void)posix_fadvise(b->file_fd, b->wb_released, b->wb_started - b->wb_released, POSIX_FADV_DONTNEED);
+    b->wb_released = b->wb_started;
+  }
+  if (target > b->wb_started) {
+    (void)sync_file_range(b->file_fd, b->wb_started, target - b->wb_started, SYNC_FILE_RANGE_WRITE);
+    b->wb_started = target;
+  }
+}
+
 /* Hands the gathered batch to the writer thread (stored in the calling one
  * when no thread can be made), once the previous batch is stored. */
 static int flush_batch(TsDbBulk *b) {
@@ -196,7 +244,10 @@ static int flush_batch(TsDbBulk *b) {
   b->batch2 = t;
   b->n = 0;
   b->writing = true;
-  if (pthread_create(&b->writer, NULL, write_job, j) == 0) return TS_OK;
+  if (pthread_create(&b->writer, NULL, write_job, j) == 0) {
+    release_written(b);
+    return TS_OK;
+  }
   b->writing = false;
   write_job(j);
   return writer_collect(b);
@@ -552,49 +603,61 @@ static long run_read(Run *run, uint8_t *dst, size_t n) {
   return (long)got;
 }
 
-/* 1 and the run's next entry in run->e, 0 at its end, -1 on a read error. */
+static SortRef sort_ref(const uint8_t *e, size_t off);
+
+/* 1 and the run's next entry in run->cur, 0 at its end, -1 on a read error. */
 static int run_next(TsDbBulk *b, Run *run) {
-  uint8_t *e = run->e;
   if (!run->f) {
     if (run->mem_i == run->mem_n) return 0;
     if (run->mem_i + PREFETCH_AHEAD < run->mem_n)
       __builtin_prefetch(run->mem_arena + run->mem_refs[run->mem_i + PREFETCH_AHEAD].off);
-    const uint8_t *m = run->mem_arena + run->mem_refs[run->mem_i++].off;
-    memcpy(e, m, entry_size(m));
+    const SortRef *r = &run->mem_refs[run->mem_i++];
+    run->cur = run->mem_arena + r->off;
+    run->p0 = r->p0;
+    run->p1 = r->p1;
     return 1;
   }
-  long got = run_read(run, e, 1);
-  if (got == 0) return 0;
-  if (got == 1) {
-    got = run_read(run, e + 1, (size_t)e[0] + 8);
-    if (got == (long)e[0] + 8) {
-      long ll = 2 * (long)e[1 + e[0] + 7];
-      got = ll ? run_read(run, e + 1 + e[0] + 8, (size_t)ll) : 0;
-      if (got == ll) return 1;
+  size_t left = run->out_len - run->out_pos;
+  const uint8_t *o = run->out + run->out_pos;
+  if (left && left >= 1 + (size_t)o[0] + 8 && left >= entry_size(o)) { /* whole in the buffer */
+    run->cur = o;
+    run->out_pos += entry_size(o);
+  } else {
+    uint8_t *e = run->e;
+    long got = run_read(run, e, 1), want = 1;
+    if (got == 0) return 0;
+    if (got == 1) {
+      want = (long)e[0] + 8;
+      got = run_read(run, e + 1, (size_t)want);
+      if (got == want) {
+        want = 2 * (long)e[1 + e[0] + 7];
+        got = want ? run_read(run, e + 1 + e[0] + 8, (size_t)want) : 0;
+      }
     }
+    if (got != want) {
+      if (got == RUN_IO_ERROR)
+        run_io_error(b, b->err, "read");
+      else /* an entry cut short, or a bad stream */
+        ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "a sort run beside the database reads back damaged");
+      return -1;
+    }
+    run->cur = e;
   }
-  if (got == RUN_IO_ERROR)
-    run_io_error(b, b->err, "read");
-  else /* an entry cut short, or a bad stream */
-    ts_error_set(b->err, TS_ERR_IO, b->path, 0, 0, "a sort run beside the database reads back damaged");
-  return -1;
+  SortRef r = sort_ref(run->cur, 0);
+  run->p0 = r.p0;
+  run->p1 = r.p1;
+  return 1;
 }
 
-static bool heap_less(const TsDbBulk *b, const int *h, int x, int y) {
-  return entry_cmp(b->runs[h[x]].e, b->runs[h[y]].e) < 0;
-}
-
-static void heap_down(const TsDbBulk *b, int *h, int n, int i) {
-  for (;;) {
-    int l = 2 * i + 1, m = i;
-    if (l < n && heap_less(b, h, l, m)) m = l;
-    if (l + 1 < n && heap_less(b, h, l + 1, m)) m = l + 1;
-    if (m == i) return;
-    int t = h[i];
-    h[i] = h[m];
-    h[m] = t;
-    i = m;
-  }
+/* Run x's current entry before run y's: by key, a run read to its end after
+ * every other, ties by the runs' order. */
+static inline bool run_less(const TsDbBulk *b, int x, int y) {
+  const Run *a = &b->runs[x], *c = &b->runs[y];
+  if (a->done || c->done) return c->done && (!a->done || x < y);
+  if (a->p0 != c->p0) return a->p0 < c->p0;
+  if (a->p1 != c->p1) return a->p1 < c->p1;
+  int k = entry_cmp(a->cur, c->cur);
+  return k < 0 || (k == 0 && x < y);
 }
 
 /* A run read back holds its two buffers and a zstd stream with its 128 KB
@@ -615,26 +678,49 @@ static void run_close(Run *run) {
   memset(run, 0, sizeof *run);
 }
 
-/* The runs of h[0..n) merged in key order, each entry handed to put (the heap
- * of run indices is made here); rc of the first failure. */
-static int merge_heap(TsDbBulk *b, int *h, int n, int (*put)(TsDbBulk *b, const uint8_t *e, void *ctx), void *ctx) {
-  int rc = TS_OK, m = 0;
-  for (int i = 0; i < n && !rc; i++) rc = run_open_read(b, &b->runs[h[i]]);
+/* The runs 0..n merged in key order, each entry handed to put; rc of the
+ * first failure. A tree of losers: t[1..n) holds the run that lost the match
+ * at each inner node, t[0] the winner, so the run whose entry was taken plays
+ * its next one up a single path (log2 n comparisons). Run i is leaf n + i. */
+static int merge_runs_to(TsDbBulk *b, int n, int (*put)(TsDbBulk *b, const uint8_t *e, void *ctx), void *ctx) {
+  int rc = TS_OK;
+  for (int i = 0; i < n && !rc; i++) rc = run_open_read(b, &b->runs[i]);
   for (int i = 0; i < n && !rc; i++) {
-    int got = run_next(b, &b->runs[h[i]]);
+    int got = run_next(b, &b->runs[i]);
     if (got < 0) rc = TS_ERR_IO;
-    else if (got) h[m++] = h[i];
+    b->runs[i].done = got == 0;
   }
-  for (int i = m / 2 - 1; i >= 0; i--) heap_down(b, h, m, i);
-  while (m && !rc) {
-    Run *run = &b->runs[h[0]];
-    rc = put(b, run->e, ctx);
-    if (rc) break;
+  if (rc || n == 0) return rc;
+  int *t = malloc(3 * (size_t)n * sizeof *t), *win = t + n; /* win: each node's winner while the tree is made */
+  if (!t) return nomem(b);
+  for (int i = 0; i < n; i++) win[n + i] = i;
+  for (int i = n - 1; i >= 1; i--) {
+    int l = win[2 * i], r = win[2 * i + 1];
+    bool lw = run_less(b, l, r);
+    win[i] = lw ? l : r;
+    t[i] = lw ? r : l;
+  }
+  t[0] = n > 1 ? win[1] : 0;
+  for (;;) {
+    int w = t[0];
+    Run *run = &b->runs[w];
+    if (run->done) break;
+    if ((rc = put(b, run->cur, ctx))) break;
     int got = run_next(b, run);
-    if (got < 0) rc = TS_ERR_IO;
-    else if (!got) h[0] = h[--m];
-    heap_down(b, h, m, 0);
+    if (got < 0) {
+      rc = TS_ERR_IO;
+      break;
+    }
+    run->done = got == 0;
+    for (int node = (n + w) / 2; node >= 1; node /= 2)
+      if (run_less(b, t[node], w)) {
+        int x = t[node];
+        t[node] = w;
+        w = x;
+      }
+    t[0] = w;
   }
+  free(t);
   return rc;
 }
 
@@ -649,11 +735,7 @@ static int merge_group(TsDbBulk *b, int k) {
   RunWriter w;
   int rc = runw_open(b, &w, b->err); /* the new run at the end (runs may move) */
   if (rc) return rc;
-  int *h = malloc((size_t)k * sizeof *h);
-  if (!h) rc = nomem(b);
-  for (int i = 0; i < k && !rc; i++) h[i] = i;
-  if (!rc) rc = merge_heap(b, h, k, put_run, &w);
-  free(h);
+  rc = merge_runs_to(b, k, put_run, &w);
   if (rc) { /* the new run stays among the runs, closed with them */
     runw_free(&w);
     return rc;
@@ -685,11 +767,7 @@ static int put_db(TsDbBulk *b, const uint8_t *e, void *ctx) {
 
 /* Merges the runs into the database in key order. */
 static int merge_runs(TsDbBulk *b) {
-  int *h = malloc((size_t)(b->nruns ? b->nruns : 1) * sizeof *h);
-  if (!h) return nomem(b);
-  for (int i = 0; i < b->nruns; i++) h[i] = i;
-  int rc = merge_heap(b, h, b->nruns, put_db, NULL);
-  free(h);
+  int rc = merge_runs_to(b, b->nruns, put_db, NULL);
   return rc ? rc : flush_all(b);
 }
 
@@ -828,6 +906,7 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->merges = b->merges;
   st->merge_width = merge_width(b);
   st->runs_peak = b->runs_peak;
+  st->released = (uint64_t)b->wb_released;
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
   st->db_need = tsdb_bulk_db_need(b);
@@ -860,5 +939,6 @@ void tsdb_bulk_free(TsDbBulk *b) {
   free(b->offs);
   free(b->arena2);
   free(b->offs2);
+  if (b->file_fd >= 0) close(b->file_fd);
   free(b);
 }

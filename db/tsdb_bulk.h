@@ -44,6 +44,8 @@ typedef struct {
   size_t batch;      /* records per write transaction; 0 = 5000; fewer when mem_limit is small
                       * (the two batches of records take at most an eighth of it, 1,000 at least) */
   uint64_t skip;     /* the first `skip` records in key order are already stored */
+  size_t release_lag; /* bytes at the database file's end kept in the page cache while it is written;
+                         what lies before them is written back and dropped (0 = 64 MB) */
   /* called after every 2^20 records in key order (written or skipped), with
    * that number and the number added; may be NULL */
   void (*progress)(uint64_t done, uint64_t total, void *ctx);
@@ -60,6 +62,7 @@ typedef struct {
   uint64_t run_bytes; /* bytes spilled */
   uint64_t run_disk;  /* the runs' size on disk (zstd) */
   uint64_t db_need;   /* tsdb_bulk_db_need when asked */
+  uint64_t released;  /* bytes of the database file dropped from the page cache once written back */
 } TsDbBulkStats;
 
 typedef struct TsDbBulk TsDbBulk;

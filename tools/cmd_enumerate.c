@@ -275,9 +275,12 @@ static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs,
   if (st->spilled_bytes)
     printf("\nspilled: %.1f MB of mates and new positions went to files beside the database (--mem)",
            st->spilled_bytes / 1048576.0);
-  printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records; the write was estimated at up to %.1f MB)\n",
+  printf("\npeak RSS %ld MB; database %.2f MB on disk (%llu records; the write was estimated at up to %.1f MB",
          cli_peak_rss_kb() / 1024, ds.disk_bytes / 1048576.0, (unsigned long long)ds.entries,
          bs->db_need / 1048576.0);
+  if (bs->released)
+    printf("; %.1f MB of the file dropped from the page cache once written back", bs->released / 1048576.0);
+  printf(")\n");
 }
 
 typedef struct {

@@ -4,7 +4,8 @@
  * order come out in key order, the same with spilled runs as in memory; a
  * bulk made with the stored checkpoint as skip writes only the rest; a bulk
  * takes another database's records; a run cut short on disk is named as
- * damaged; counts survive the meta round trip; a bad record or a key given
+ * damaged; the file's pages dropped from the page cache as it is written
+ * leave the same records; counts survive the meta round trip; a bad record or a key given
  * twice in a bulk is refused or stored once by the write.
  */
 #include <stdarg.h>
@@ -72,8 +73,10 @@ static TsDb *open_db(const char *path) {
   return db;
 }
 
-/* Adds records [0, n) in a shuffled order (the same for every call) and finishes. */
-static void bulk_write(TsDb *db, const char *path, size_t mem, uint64_t skip, uint32_t n, TsDbBulkStats *st) {
+/* Adds records [0, n) in a shuffled order (the same for every call) and finishes;
+ * lag: the options' release_lag. */
+static void bulk_write_lag(TsDb *db, const char *path, size_t mem, uint64_t skip, uint32_t n, size_t lag,
+                           TsDbBulkStats *st) {
   uint32_t *order = malloc(n * sizeof *order);
   assert_non_null(order);
   for (uint32_t i = 0; i < n; i++) order[i] = i;
@@ -84,7 +87,7 @@ static void bulk_write(TsDb *db, const char *path, size_t mem, uint64_t skip, ui
     order[i] = order[j];
     order[j] = t;
   }
-  TsDbBulkOptions o = {.mem_limit = mem, .batch = 1000, .skip = skip};
+  TsDbBulkOptions o = {.mem_limit = mem, .batch = 1000, .skip = skip, .release_lag = lag};
   TsDbBulk *b;
   TsError err;
   assert_int_equal(tsdb_bulk_create(db, path, &o, &b, &err), TS_OK);
@@ -97,6 +100,10 @@ static void bulk_write(TsDb *db, const char *path, size_t mem, uint64_t skip, ui
   tsdb_bulk_stats(b, st);
   tsdb_bulk_free(b);
   free(order);
+}
+
+static void bulk_write(TsDb *db, const char *path, size_t mem, uint64_t skip, uint32_t n, TsDbBulkStats *st) {
+  bulk_write_lag(db, path, mem, skip, n, 0, st);
 }
 
 typedef struct {
@@ -172,6 +179,34 @@ static void test_many_runs(void **state) {
   assert_true(st.runs > 512);
   assert_true(st.runs_peak <= 513);
   assert_int_equal(st.written, n);
+  check_db(db, n);
+  tsdb_close(db);
+}
+
+/* The file's pages dropped from the page cache as it is written (a lag of 1 MB
+ * instead of 64): the records read back whole and in order, through pages
+ * read again from the disk, and again from a second open. */
+static void test_released_pages(void **state) {
+  Fixture *f = *state;
+  TsDb *db = open_db(f->path);
+  TsDbBulkStats st;
+  uint32_t n = 8 * N_RECORDS;
+  bulk_write_lag(db, f->path, (size_t)1 << 20, 0, n, (size_t)1 << 20, &st);
+  assert_true(st.released >= ((uint64_t)1 << 20));
+  struct stat sb;
+  assert_int_equal(stat(f->path, &sb), 0);
+  assert_true(st.released < (uint64_t)sb.st_size);
+  check_db(db, n);
+  tsdb_close(db);
+  db = open_db(f->path);
+  check_db(db, n);
+  tsdb_close(db);
+  /* the default lag keeps a small file whole in the page cache */
+  char p2[160];
+  snprintf(p2, sizeof p2, "%s/d.mdb", f->dir);
+  db = open_db(p2);
+  bulk_write(db, p2, (size_t)1 << 20, 0, n, &st);
+  assert_int_equal(st.released, 0);
   check_db(db, n);
   tsdb_close(db);
 }
@@ -364,6 +399,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_sorted_in_memory_and_runs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_runs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_released_pages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_resume_and_add_db, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_counts_round_trip, setup, teardown),
