@@ -295,6 +295,7 @@ typedef struct SpillList {
   FILE *f;
   char *iobuf;
   uint64_t nfile;
+  off_t wb_started, wb_released; /* of the file: written back from 0 to wb_started, dropped up to wb_released */
 } SpillList;
 
 void retro_spill_init(SpillList *l, size_t elem, size_t cap, const char *prefix);
