@@ -71,15 +71,18 @@ typedef struct {
   uint8_t e[ENTRY_MAX];
 } Run;
 
-/* The batch being stored by the writer thread. */
+/* Batches handed to the writer thread and not yet stored, at most: the
+ * merge goes on gathering while the writer stores, and a batch slower to
+ * gather than to store (a run's buffer refilled) does not leave the writer
+ * waiting. */
+#define WRITE_QUEUE 3
+
+/* A batch handed to the writer thread. */
 typedef struct {
-  TsDb *db;
   const TsRecord *recs;
   size_t n;
   uint64_t ck; /* records in key order once it is stored */
   uint8_t blob[8];
-  int rc;
-  TsError err;
 } WriteJob;
 
 /* An arena being sorted and spilled as a run by the sorter thread. */
@@ -97,12 +100,22 @@ struct TsDbBulk {
   TsDb *db;
   const char *path;
   TsDbBulkOptions opt;
-  TsRecord *batch, *batch2; /* the batch being gathered, the one being stored */
+  /* batch g is gathered in bufs[g % (WRITE_QUEUE + 1)]: at most WRITE_QUEUE
+   * are handed over, so the one gathered is never one being stored */
+  TsRecord *bufs[WRITE_QUEUE + 1];
+  TsRecord *batch; /* the batch being gathered */
+  unsigned gathering;
   size_t n, cap;
   uint64_t seen, written, handed, emitted;
+  /* the writer thread and its queue (under mu); wrc and werr: its first failure */
   pthread_t writer;
-  bool writing;
-  WriteJob job;
+  bool writer_up, writer_stop;
+  pthread_mutex_t mu;
+  pthread_cond_t work, space;
+  WriteJob queue[WRITE_QUEUE];
+  int q_head, q_len;
+  int wrc;
+  TsError werr;
   uint8_t *arena;
   size_t arena_len, arena_cap;
   SortRef *offs;
@@ -151,21 +164,24 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
     if (!b->opt.batch) b->opt.batch = 5000;
     if (!b->opt.release_lag) b->opt.release_lag = RELEASE_LAG;
     b->cap = b->opt.batch;
-    /* the two batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
-    size_t fit = b->opt.mem_limit / 16 / sizeof(TsRecord);
+    /* the batches (a record takes some 2.4 KB) within an eighth of the sort's memory, when that is small */
+    size_t fit = b->opt.mem_limit / 8 / (WRITE_QUEUE + 1) / sizeof(TsRecord);
     if (fit < 64) fit = 64;
     if (b->cap > fit) b->cap = fit;
-    b->batch = calloc(b->cap, sizeof *b->batch);
-    b->batch2 = calloc(b->cap, sizeof *b->batch2);
+    for (int i = 0; i <= WRITE_QUEUE; i++) b->bufs[i] = calloc(b->cap, sizeof(TsRecord));
   }
-  if (!b || !b->batch || !b->batch2) {
-    if (b) {
-      free(b->batch);
-      free(b->batch2);
-    }
+  bool bufs = b;
+  for (int i = 0; b && i <= WRITE_QUEUE; i++) bufs = bufs && b->bufs[i];
+  if (!bufs) {
+    if (b)
+      for (int i = 0; i <= WRITE_QUEUE; i++) free(b->bufs[i]);
     free(b);
     return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
+  b->batch = b->bufs[0];
+  pthread_mutex_init(&b->mu, NULL);
+  pthread_cond_init(&b->work, NULL);
+  pthread_cond_init(&b->space, NULL);
   b->db = db;
   b->path = path;
   b->written = b->handed = b->opt.skip;
@@ -174,28 +190,63 @@ int tsdb_bulk_create(TsDb *db, const char *path, const TsDbBulkOptions *o, TsDbB
   return TS_OK;
 }
 
-static void *write_job(void *arg) {
-  WriteJob *j = arg;
-  j->rc = tsdb_put_batch(j->db, j->recs, j->n, j->blob, sizeof j->blob, &j->err);
+/* The writer thread: stores the queue's batches in order until told to stop
+ * with the queue empty, or until a batch fails (the rest is dropped). */
+static void *writer_main(void *arg) {
+  TsDbBulk *b = arg;
+  pthread_mutex_lock(&b->mu);
+  for (;;) {
+    while (b->q_len == 0 && !b->writer_stop) pthread_cond_wait(&b->work, &b->mu);
+    if (b->q_len == 0) break;
+    WriteJob j = b->queue[b->q_head];
+    pthread_mutex_unlock(&b->mu);
+    TsError err;
+    int rc = tsdb_put_batch(b->db, j.recs, j.n, j.blob, sizeof j.blob, &err);
+    pthread_mutex_lock(&b->mu);
+    if (rc) {
+      b->wrc = rc;
+      b->werr = err;
+      b->q_len = 0;
+      pthread_cond_signal(&b->space);
+      break;
+    }
+    b->written = j.ck;
+    b->q_head = (b->q_head + 1) % WRITE_QUEUE;
+    b->q_len--;
+    pthread_cond_signal(&b->space);
+  }
+  pthread_mutex_unlock(&b->mu);
   return NULL;
 }
 
-/* The stored batch's outcome: records written, or its error. */
-static int writer_collect(TsDbBulk *b) {
-  if (b->job.rc) {
-    if (b->err) *b->err = b->job.err;
-    return b->job.rc;
-  }
-  b->written = b->job.ck;
-  return TS_OK;
+/* The writer's failure, if any, as the call's error. Under mu. */
+static int writer_failed(TsDbBulk *b) {
+  if (b->wrc && b->err) *b->err = b->werr;
+  return b->wrc;
 }
 
-/* Waits for the batch being stored; its error, if any. */
+/* Waits until every batch handed over is stored; the writer's error, if any. */
+static int writer_drain(TsDbBulk *b) {
+  pthread_mutex_lock(&b->mu);
+  while (b->q_len > 0 && !b->wrc) pthread_cond_wait(&b->space, &b->mu);
+  int rc = writer_failed(b);
+  pthread_mutex_unlock(&b->mu);
+  return rc;
+}
+
+/* The writer thread stopped once the queue is stored (or dropped after a failure); its error, if any. */
 static int writer_wait(TsDbBulk *b) {
-  if (!b->writing) return TS_OK;
+  if (!b->writer_up) return b->wrc;
+  pthread_mutex_lock(&b->mu);
+  b->writer_stop = true;
+  pthread_cond_signal(&b->work);
+  pthread_mutex_unlock(&b->mu);
   pthread_join(b->writer, NULL);
-  b->writing = false;
-  return writer_collect(b);
+  b->writer_up = false;
+  pthread_mutex_lock(&b->mu);
+  int rc = writer_failed(b);
+  pthread_mutex_unlock(&b->mu);
+  return rc;
 }
 
 /*
@@ -229,34 +280,48 @@ static void release_written(TsDbBulk *b) {
   }
 }
 
-/* Hands the gathered batch to the writer thread (stored in the calling one
- * when no thread can be made), once the previous batch is stored. */
+/* Hands the gathered batch to the writer thread (made on the first batch;
+ * without it the batch is stored in the calling one), waiting while
+ * WRITE_QUEUE batches are still to store. */
 static int flush_batch(TsDbBulk *b) {
   if (!b->n) return TS_OK;
-  int rc = writer_wait(b);
-  if (rc) return rc;
-  WriteJob *j = &b->job;
-  *j = (WriteJob){.db = b->db, .recs = b->batch, .n = b->n, .ck = b->handed + b->n};
-  for (int i = 0; i < 8; i++) j->blob[i] = (uint8_t)(j->ck >> (56 - 8 * i));
-  b->handed = j->ck;
-  TsRecord *t = b->batch;
-  b->batch = b->batch2;
-  b->batch2 = t;
+  WriteJob j = {.recs = b->batch, .n = b->n, .ck = b->handed + b->n};
+  for (int i = 0; i < 8; i++) j.blob[i] = (uint8_t)(j.ck >> (56 - 8 * i));
+  b->handed = j.ck;
   b->n = 0;
-  b->writing = true;
-  if (pthread_create(&b->writer, NULL, write_job, j) == 0) {
-    release_written(b);
+  b->batch = b->bufs[++b->gathering % (WRITE_QUEUE + 1)];
+  if (!b->writer_up && !b->wrc && !b->writer_stop)
+    b->writer_up = pthread_create(&b->writer, NULL, writer_main, b) == 0;
+  if (!b->writer_up) { /* no thread: stored here */
+    if (b->wrc) return b->wrc;
+    TsError err;
+    int rc = tsdb_put_batch(b->db, j.recs, j.n, j.blob, sizeof j.blob, &err);
+    if (rc) {
+      b->wrc = rc;
+      b->werr = err;
+      if (b->err) *b->err = err;
+      return rc;
+    }
+    b->written = j.ck;
     return TS_OK;
   }
-  b->writing = false;
-  write_job(j);
-  return writer_collect(b);
+  pthread_mutex_lock(&b->mu);
+  while (b->q_len == WRITE_QUEUE && !b->wrc) pthread_cond_wait(&b->space, &b->mu);
+  int rc = writer_failed(b);
+  if (!rc) {
+    b->queue[(b->q_head + b->q_len) % WRITE_QUEUE] = j;
+    b->q_len++;
+    pthread_cond_signal(&b->work);
+  }
+  pthread_mutex_unlock(&b->mu);
+  if (!rc) release_written(b);
+  return rc;
 }
 
-/* The last batch handed over and stored. */
+/* The last batch handed over and every batch stored. */
 static int flush_all(TsDbBulk *b) {
   int rc = flush_batch(b);
-  int wrc = writer_wait(b);
+  int wrc = b->writer_up ? writer_drain(b) : b->wrc;
   return rc ? rc : wrc;
 }
 
@@ -933,8 +998,10 @@ void tsdb_bulk_free(TsDbBulk *b) {
   sorter_wait(b);
   for (int i = 0; i < b->nruns; i++) run_close(&b->runs[i]);
   free(b->runs);
-  free(b->batch);
-  free(b->batch2);
+  for (int i = 0; i <= WRITE_QUEUE; i++) free(b->bufs[i]);
+  pthread_mutex_destroy(&b->mu);
+  pthread_cond_destroy(&b->work);
+  pthread_cond_destroy(&b->space);
   free(b->arena);
   free(b->offs);
   free(b->arena2);
