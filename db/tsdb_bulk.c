@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include "tsdb_bulk.h"
 
+#include "page_release.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,12 +38,11 @@
 /* Sorted entries are read in an order unrelated to the arena's: each is
  * prefetched this many entries ahead. */
 #define PREFETCH_AHEAD 16
-/* The database file's pages released from the page cache (release_written):
- * every RELEASE_BATCHES batches, up to the options' release_lag bytes short
- * of the file's end (RELEASE_LAG by default), on 1 MB boundaries. */
+/* The database file let go of the page cache (release_written): every
+ * RELEASE_BATCHES batches, up to the options' release_lag bytes (RELEASE_LAG
+ * by default) short of its end. */
 #define RELEASE_BATCHES 64
 #define RELEASE_LAG ((size_t)64 << 20)
-#define RELEASE_ALIGN ((off_t)1 << 20)
 
 /* An arena entry and the first 16 bytes of its key, big-endian, zero-padded: the
  * sort compares those and reads the arena only on a tie (the padded prefixes
@@ -64,9 +65,9 @@ typedef struct {
   const SortRef *mem_refs;
   size_t mem_n, mem_i;
   /* the current entry: in the run's buffer or its arena when it lies whole
-   * there, else copied to e; the first 16 bytes of its key as a SortRef's */
+   * there, else copied to e; ref: the first 16 bytes of its key */
   const uint8_t *cur;
-  uint64_t p0, p1;
+  SortRef ref;
   bool done; /* read to its end */
   uint8_t e[ENTRY_MAX];
 } Run;
@@ -136,7 +137,7 @@ struct TsDbBulk {
   uint64_t run_bytes, run_disk;
   uint64_t key_bytes, entry_bytes; /* of the records added */
   int file_fd;                      /* the database file, for release_written; -1 when it did not open */
-  off_t wb_started, wb_released;    /* written back from 0 to wb_started; released up to wb_released */
+  PageRelease rel;
   unsigned batches_since_release;
   TsError *err; /* the caller's, for the call in progress */
 };
@@ -249,35 +250,18 @@ static int writer_wait(TsDbBulk *b) {
   return rc;
 }
 
-/*
- * A bulk write streams a file of gigabytes that it does not read again, save
- * the right edge of its trees, which lies in the last pages written. Left to
- * the kernel, each page of it takes a page of memory new to the page cache
- * until the write ends, and memory never used before costs far more to take
- * than pages just freed (G4S1's 7 GB database: the writer thread's copies
- * into the page cache were half of its time). So the calling thread, every
- * RELEASE_BATCHES batches, starts the writeback of what lies more than the
- * options' release_lag (64 MB) before the file's end, and drops from the page
- * cache what it started writing back at its previous call: the pages the
- * write goes on with are the ones just freed. Both calls are advice: a dirty
- * page or one still under writeback stays, and a page read again is read
- * from the disk, so the stored data is the same whatever they do.
- */
+/* The database file let go of the page cache behind the write
+ * (page_release.h; G4S1's 7 GB database: the writer thread's copies into the
+ * page cache were half of its time): every RELEASE_BATCHES batches, by the
+ * calling thread, what lies more than the options' release_lag before the
+ * file's end (the right edge of the trees, which the write reads, lies in the
+ * last pages written). */
 static void release_written(TsDbBulk *b) {
   if (b->file_fd < 0 || ++b->batches_since_release < RELEASE_BATCHES) return;
   b->batches_since_release = 0;
   struct stat st;
-  if (fstat(b->file_fd, &st) != 0) return;
-  off_t lag = (off_t)b->opt.release_lag;
-  off_t target = st.st_size > lag ? (st.st_size - lag) / RELEASE_ALIGN * RELEASE_ALIGN : 0;
-  if (b->wb_started > b->wb_released) {
-    (void)posix_fadvise(b->file_fd, b->wb_released, b->wb_started - b->wb_released, POSIX_FADV_DONTNEED);
-    b->wb_released = b->wb_started;
-  }
-  if (target > b->wb_started) {
-    (void)sync_file_range(b->file_fd, b->wb_started, target - b->wb_started, SYNC_FILE_RANGE_WRITE);
-    b->wb_started = target;
-  }
+  if (fstat(b->file_fd, &st) == 0)
+    page_release_behind(b->file_fd, &b->rel, st.st_size, (off_t)b->opt.release_lag, true);
 }
 
 /* Hands the gathered batch to the writer thread (made on the first batch;
@@ -349,17 +333,21 @@ static int entry_cmp(const uint8_t *x, const uint8_t *y) {
   return c ? c : (int)x[0] - (int)y[0];
 }
 
+/* The order of two entries x and y (<0, 0, >0), their keys' first 16 bytes
+ * in rx and ry: the entries are read only on a tie. */
+static inline int key_order(const SortRef *rx, const uint8_t *x, const SortRef *ry, const uint8_t *y) {
+  if (rx->p0 != ry->p0) return rx->p0 < ry->p0 ? -1 : 1;
+  if (rx->p1 != ry->p1) return rx->p1 < ry->p1 ? -1 : 1;
+  return entry_cmp(x, y);
+}
+
 static int cmp_entry(const void *a, const void *b, void *arena) {
   const SortRef *x = a, *y = b;
-  if (x->p0 != y->p0) return x->p0 < y->p0 ? -1 : 1;
-  if (x->p1 != y->p1) return x->p1 < y->p1 ? -1 : 1;
-  return entry_cmp((const uint8_t *)arena + x->off, (const uint8_t *)arena + y->off);
+  return key_order(x, (const uint8_t *)arena + x->off, y, (const uint8_t *)arena + y->off);
 }
 
 static inline bool ref_less(const SortRef *x, const SortRef *y, const uint8_t *arena) {
-  if (x->p0 != y->p0) return x->p0 < y->p0;
-  if (x->p1 != y->p1) return x->p1 < y->p1;
-  return entry_cmp(arena + x->off, arena + y->off) < 0;
+  return key_order(x, arena + x->off, y, arena + y->off) < 0;
 }
 
 static inline void ref_swap(SortRef *x, SortRef *y) {
@@ -668,18 +656,14 @@ static long run_read(Run *run, uint8_t *dst, size_t n) {
   return (long)got;
 }
 
-static SortRef sort_ref(const uint8_t *e, size_t off);
-
 /* 1 and the run's next entry in run->cur, 0 at its end, -1 on a read error. */
 static int run_next(TsDbBulk *b, Run *run) {
   if (!run->f) {
     if (run->mem_i == run->mem_n) return 0;
     if (run->mem_i + PREFETCH_AHEAD < run->mem_n)
       __builtin_prefetch(run->mem_arena + run->mem_refs[run->mem_i + PREFETCH_AHEAD].off);
-    const SortRef *r = &run->mem_refs[run->mem_i++];
-    run->cur = run->mem_arena + r->off;
-    run->p0 = r->p0;
-    run->p1 = r->p1;
+    run->ref = run->mem_refs[run->mem_i++];
+    run->cur = run->mem_arena + run->ref.off;
     return 1;
   }
   size_t left = run->out_len - run->out_pos;
@@ -708,9 +692,7 @@ static int run_next(TsDbBulk *b, Run *run) {
     }
     run->cur = e;
   }
-  SortRef r = sort_ref(run->cur, 0);
-  run->p0 = r.p0;
-  run->p1 = r.p1;
+  run->ref = sort_ref(run->cur, 0);
   return 1;
 }
 
@@ -719,9 +701,7 @@ static int run_next(TsDbBulk *b, Run *run) {
 static inline bool run_less(const TsDbBulk *b, int x, int y) {
   const Run *a = &b->runs[x], *c = &b->runs[y];
   if (a->done || c->done) return c->done && (!a->done || x < y);
-  if (a->p0 != c->p0) return a->p0 < c->p0;
-  if (a->p1 != c->p1) return a->p1 < c->p1;
-  int k = entry_cmp(a->cur, c->cur);
+  int k = key_order(&a->ref, a->cur, &c->ref, c->cur);
   return k < 0 || (k == 0 && x < y);
 }
 
@@ -971,7 +951,7 @@ void tsdb_bulk_stats(const TsDbBulk *b, TsDbBulkStats *st) {
   st->merges = b->merges;
   st->merge_width = merge_width(b);
   st->runs_peak = b->runs_peak;
-  st->released = (uint64_t)b->wb_released;
+  st->released = (uint64_t)b->rel.released;
   st->run_bytes = b->run_bytes;
   st->run_disk = b->run_disk;
   st->db_need = tsdb_bulk_db_need(b);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "retro_enum.h"
+#include "page_release.h"
 #include "solver_value.h"
 
 /*
@@ -295,7 +296,7 @@ typedef struct SpillList {
   FILE *f;
   char *iobuf;
   uint64_t nfile;
-  off_t wb_started, wb_released; /* of the file: written back from 0 to wb_started, dropped up to wb_released */
+  PageRelease rel; /* of the file, as it is written and as it is read back */
 } SpillList;
 
 void retro_spill_init(SpillList *l, size_t elem, size_t cap, const char *prefix);

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,37 +16,11 @@
 
 #define SPILL_IO_BUF ((size_t)1 << 20)
 /* A list's file is written and read back SPILL_STEP bytes at a time, and
- * what lies more than SPILL_LAG behind is let go of the page cache
- * (release_behind). */
+ * let go of the page cache SPILL_LAG behind (page_release.h): a phase spills
+ * gigabytes (G4S1: 10 GB over its mates and layers; the copies into the page
+ * cache were 29 % of its mates phase) and reads them back once, in order. */
 #define SPILL_STEP ((size_t)64 << 20)
 #define SPILL_LAG ((off_t)64 << 20)
-#define SPILL_ALIGN ((off_t)1 << 20)
-
-/*
- * A phase spills gigabytes (G4S1: 10 GB over its mates and layers) and reads
- * them back once, in order. Left to the kernel, every page written takes a
- * page of memory new to the page cache, and memory never used before costs
- * several times more to take than pages just freed: the copies into the page
- * cache were 30 % of G4S1's mates phase. So as the file grows, what lies more
- * than SPILL_LAG behind its end is written back, and at the next step what
- * was written back is dropped from the page cache; reading it back, what was
- * read is dropped again. The pages the phase goes on with are the ones just
- * freed; what it reads again comes from the disk. Both calls are advice: a
- * page still dirty or under writeback stays, so the items read back are the
- * same whatever they do.
- */
-static void release_behind(SpillList *l, off_t end, bool write_back) {
-  int fd = fileno(l->f);
-  off_t target = end > SPILL_LAG ? (end - SPILL_LAG) / SPILL_ALIGN * SPILL_ALIGN : 0;
-  if (l->wb_started > l->wb_released) {
-    (void)posix_fadvise(fd, l->wb_released, l->wb_started - l->wb_released, POSIX_FADV_DONTNEED);
-    l->wb_released = l->wb_started;
-  }
-  if (target > l->wb_started) {
-    if (write_back) (void)sync_file_range(fd, l->wb_started, target - l->wb_started, SYNC_FILE_RANGE_WRITE);
-    l->wb_started = target;
-  }
-}
 
 void retro_spill_init(SpillList *l, size_t elem, size_t cap, const char *prefix) {
   memset(l, 0, sizeof *l);
@@ -77,7 +50,7 @@ static int spill_out(SpillList *l) {
     size_t k = l->n - i < step ? l->n - i : step;
     if (fwrite(l->buf + i * l->elem, l->elem, k, l->f) != k || fflush(l->f) != 0) return TS_ERR_IO;
     l->nfile += k;
-    release_behind(l, (off_t)(l->nfile * l->elem), true);
+    page_release_behind(fileno(l->f), &l->rel, (off_t)(l->nfile * l->elem), SPILL_LAG, true);
   }
   l->n = 0;
   return TS_OK;
@@ -107,12 +80,12 @@ int retro_spill_foreach(SpillList *l, int (*fn)(const void *item, void *ctx), vo
   if (l->f) {
     if (fflush(l->f) != 0 || fseek(l->f, 0, SEEK_SET) != 0) return TS_ERR_IO;
     (void)posix_fadvise(fileno(l->f), 0, 0, POSIX_FADV_SEQUENTIAL);
-    l->wb_started = l->wb_released = 0;
+    l->rel = (PageRelease){0, 0};
     uint8_t item[64];
     if (l->elem > sizeof item) return TS_ERR_USAGE;
     uint64_t step = SPILL_STEP / l->elem;
     for (uint64_t i = 0; i < l->nfile; i++) {
-      if (i % step == 0 && i) release_behind(l, (off_t)(i * l->elem), false);
+      if (i % step == 0 && i) page_release_behind(fileno(l->f), &l->rel, (off_t)(i * l->elem), SPILL_LAG, false);
       if (fread(item, l->elem, 1, l->f) != 1) return TS_ERR_IO;
       int rc = fn(item, ctx);
       if (rc) return rc;
