@@ -224,7 +224,8 @@ static Key split_after(Position *q, Move m, Square *sq) {
 }
 
 /* The checks' values (vals: -1 beyond V-1) and counts of attacker_best: from got (the look-ups of a table
- * over ranks, made together) or, got NULL, from the table itself; inlined apart for each. */
+ * over ranks, made together) or, got NULL, from the table itself; inlined apart for each. *any counts
+ * the checks that mate within bound, *within those of value V-1. */
 static inline __attribute__((always_inline)) void check_values(Cls *c, Position *q, const MoveList *l, bool in,
                                                                int bound, int V, const Key *cores, const Square *sqs,
                                                                const int *got, int *vals, int *any, int *within) {
@@ -248,9 +249,10 @@ static inline __attribute__((always_inline)) void check_values(Cls *c, Position 
 /*
  * Attacker to move, value V: a check of value V-1 (the shortest), preferring
  * one whose line ends with an empty hand. *nwithin counts the checks that mate
- * within the remaining length (V-1 plies after them: rules.md's 余詰 test);
- * *nmates, when not NULL, counts every check that mates within max_moves
- * (positions of the material only). Only children one ply shorter are
+ * within the remaining length (V-1 plies after them); *nmates, when not NULL,
+ * counts every check that mates at all (any value the table knows; outside
+ * the material, within max_moves): the checks of value V-1 and the longer
+ * ones, the 余詰 test of design.md. Only children one ply shorter are
  * followed, so the recursion through line_leftover ends.
  */
 /* The record keys (and squares) after the attacker's moves mv[0..n) of pos,
@@ -449,15 +451,19 @@ typedef struct {
   uint16_t mv[RETRO_LINE_MAX];
 } Rejoin;
 
-/* From q at ply j (exact value length - j): does some main line of the
- * alternative (shortest checks; longest replies, futile drops left out unless
- * no other reply is longest) reach main[j'] at its own ply j'? 2 when one does
- * with the same attacker moves (手順前後), 1 when one does (迂回), 0 no. */
-static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
-  if (j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j]))
+/* From q (exact value w) on a main line of an alternative played at ply
+ * rj->i: does some main line of it (shortest checks; longest replies, futile
+ * drops left out unless no other reply is longest) reach a position of the
+ * line, main[j] with j >= i and the same value (j = length - w)? The
+ * alternative may be as long as the line or longer (a detour that comes
+ * back). 2 when one does with the same attacker moves (手順前後), 1 when one
+ * does (迂回), 0 no. */
+static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int w) {
+  int j = rj->length - w;
+  if (j >= rj->i && j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j]))
     return same_attacker_moves(rj->mv, rj->nmv, rj->line, rj->i, j) ? 2 : 1;
-  if (j >= rj->length - 1 || rj->budget-- <= 0) return 0;
-  int R = rj->length - j;
+  if (w <= 1 || rj->budget-- <= 0) return 0;
+  int R = w;
   bool att = q->side == BLACK;
   MoveList l;
   if (att)
@@ -486,8 +492,8 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, cand[k], &u);
-    if (att) rj->mv[rj->nmv++] = move_compact(cand[k]);
-    int r = rejoin_any(c, rj, &p, j + 1);
+    if (att && rj->nmv < RETRO_LINE_MAX) rj->mv[rj->nmv++] = move_compact(cand[k]);
+    int r = rejoin_any(c, rj, &p, w - 1);
     if (att) rj->nmv--;
     if (r > best) best = r;
   }
@@ -495,39 +501,48 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int j) {
 }
 
 /*
- * An alternative `alt` at ply i of the main line (positions main[0..nmain])
- * that mates within the remaining length: when some main line of it reaches
- * the main line's position at the same ply the alternative is 手順前後 (the
- * same attacker moves in another order) or 迂回 (other moves); else 余詰.
- * The flaw checker (solver/check.c) classifies by the same rule.
+ * An alternative `alt` at ply i of the main line (positions main[0..nmain]),
+ * not the last, that mates in w plies after it (w >= the plies left after the
+ * line's move): when some main line of it reaches a position of the line the
+ * alternative is 手順前後 (the same attacker moves in another order: the same
+ * length only) or 迂回 (other moves, or a detour that comes back); at the same
+ * length the same move but for promotion, or the same piece dropped on the
+ * same line, is 非限定; else 余詰. The flaw checker (solver/check.c)
+ * classifies by the same rule.
  */
 static uint32_t alternative_kind(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
-                                 Move alt) {
-  if (check_non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
+                                 Move alt, int w) {
+  if (w == length - i - 1 && check_non_limiting(&main[i], line[i], alt)) return RETRO_F_HIGENTEI;
   Position q = main[i];
   Undo u;
   pos_do_move(&q, alt, &u);
   Rejoin rj = {.main = main, .line = line, .nmain = nmain, .length = length, .i = i, .budget = REJOIN_BUDGET,
                .nmv = 1};
   rj.mv[0] = move_compact(alt);
-  int r = rejoin_any(c, &rj, &q, i + 1);
+  int r = rejoin_any(c, &rj, &q, w);
   return r == 2 ? RETRO_F_TEJUN_ZENGO : r == 1 ? RETRO_F_UKAI : RETRO_F_YOZUME;
 }
 
-/* The kinds of every alternative at attacker ply i (not the last) that mates
- * within the remaining length. */
-static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const Move *line, int length, int i) {
+/* The kinds of every other check at attacker ply i (not the last) after which
+ * the defender is mated at all: within the remaining length or longer. The
+ * longer ones are looked at only while no 余詰 is known (flags): past one the
+ * problem is not complete, and a longer alternative can only add 余詰 or 迂回. */
+static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const Move *line, int length, int i,
+                                uint32_t flags) {
   MoveList l;
   movegen_checks(&main[i], &l);
   uint32_t f = 0;
+  int R = length - i;
   for (int k = 0; k < l.size; k++) {
     Move m = l.moves[k];
     if (m == line[i]) continue;
     Position q = main[i];
     Undo u;
     pos_do_move(&q, m, &u);
-    if (cls_value(c, &q, length - i - 1) < 0) continue;
-    f |= alternative_kind(c, main, nmain, line, length, i, m);
+    int w = cls_value(c, &q, c->r->opt.max_moves);
+    if (w < 0) continue;
+    if (w > R - 1 && ((flags | f) & RETRO_F_YOZUME)) continue;
+    f |= alternative_kind(c, main, nmain, line, length, i, m, w);
   }
   return f;
 }
@@ -568,17 +583,22 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
   pb->flags = 0;
   pb->line_len = 0;
   uint8_t alt_at[RETRO_LINE_MAX];
-  int nalt = 0;
+  int nalt = 0, root_within = 0;
   for (int ply = 0; ply < length && pb->line_len < RETRO_LINE_MAX; ply++) {
     Move m;
     main[ply] = pos;
     if (pos.side == BLACK) {
-      int nw, nm;
-      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 ? &nm : NULL, ply == 0 ? c->oracle : NULL);
-      if (ply == 0) pb->root_mates = nm;
+      int nw, nm = 0;
       bool last = ply == length - 1;
+      /* every check that mates at all, but on the last move of a longer line (only
+       * another mate in one counts there) */
+      m = attacker_best(c, &pos, length - ply, &nw, ply == 0 || !last ? &nm : NULL, ply == 0 ? c->oracle : NULL);
+      if (ply == 0) {
+        pb->root_mates = nm;
+        root_within = nw;
+      }
       if (nw > 1 && last) pb->flags |= RETRO_F_LAST_MOVE_ALT;
-      if (nw > 1 && !last) alt_at[nalt++] = (uint8_t)ply;
+      if (!last && nm > 1) alt_at[nalt++] = (uint8_t)ply;
     } else {
       int ns;
       m = defender_best(c, &pos, length - ply, &ns);
@@ -598,7 +618,8 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
     pos_do_move(&pos, m, &u);
   }
   main[pb->line_len] = pos;
-  for (int k = 0; k < nalt; k++) pb->flags |= alternatives_at(c, main, pb->line_len, pb->line, length, alt_at[k]);
+  for (int k = 0; k < nalt; k++)
+    pb->flags |= alternatives_at(c, main, pb->line_len, pb->line, length, alt_at[k], pb->flags);
   if (pos.hand[BLACK]) {
     pb->flags |= RETRO_F_KOMAAMARI;
     for (int ply = 1; ply < pb->line_len; ply += 2)
@@ -610,8 +631,12 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
   uint32_t flaws = RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT;
   if (r->opt.strict_alternatives) flaws |= RETRO_F_TEJUN_ZENGO | RETRO_F_UKAI | RETRO_F_HIGENTEI;
   bool complete = !(pb->flags & flaws);
-  /* a 1-move problem with two mating moves is not accepted */
-  if (length == 1 && pb->root_mates > 1) complete = false;
+  /* a 1-move problem needs a unique mating move: another mate in one is not accepted (the checker's
+   * last-move-alt, not tolerated there), and another check that mates longer is 余詰 */
+  if (length == 1 && pb->root_mates > 1) {
+    if (pb->root_mates > root_within) pb->flags |= RETRO_F_YOZUME;
+    complete = false;
+  }
   if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;
   if (complete) pb->flags |= RETRO_F_COMPLETE;
 }

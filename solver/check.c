@@ -362,22 +362,26 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
   return n;
 }
 
-/* From q at ply j (0-based, exact value n - j): does some main line of the
- * alternative (shortest checks, longest defences, main_moves) reach the line's
- * position main[j'] at its own ply j'? 2 when one does with the same attacker
- * moves as the line (手順前後), else 1 when one does (迂回), 0 no, -1 out of
- * budget before any was found. The enumerator classifies by the same rule. */
-static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
-  if (j < rj->n && pos_equal(q, &c->main[j])) {
+/* From q, exact value w, on a main line of an alternative played at ply
+ * rj->from: does some main line of it (shortest checks, longest defences,
+ * main_moves) reach a position of the line, main[j] with j >= rj->from, that
+ * has the same value (j = n - w)? The alternative may be as long as the line
+ * or longer (a detour that comes back). 2 when one does with the same attacker
+ * moves as the line (手順前後: only possible at the same length), else 1 when
+ * one does (迂回), 0 no, -1 out of budget before any was found. The enumerator
+ * classifies by the same rule. */
+static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
+  int j = rj->n - w;
+  if (j >= rj->from && j < rj->n && pos_equal(q, &c->main[j])) {
     uint16_t ref[CHECK_ALT_LINE_MAX * 2];
     int nref = 0;
     for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
     return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
   }
-  if (j >= rj->n - 1) return 0;
+  if (w <= 1) return 0;
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
-  int nm = main_moves(c, q, rj->n - j, moves, NULL);
+  int nm = main_moves(c, q, w, moves, NULL);
   if (nm < 0) return -1;
   int best = 0;
   bool unknown = false;
@@ -387,7 +391,7 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int j) {
     pos_do_move(&p, moves[i], &u);
     bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
     if (push) rj->path[rj->npath++] = move_compact(moves[i]);
-    int k = rejoins(c, rj, &p, j + 1);
+    int k = rejoins(c, rj, &p, w - 1);
     if (push) rj->npath--;
     if (k < 0) unknown = true;
     if (k > best) best = k;
@@ -401,6 +405,8 @@ typedef struct {
   int ply; /* 0-based */
   Move alt;
   bool done;
+  bool longer; /* an attacker alternative with no mate within the plies left: its
+                * question is whether it mates at all (at any length) */
 } Question;
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
@@ -410,45 +416,69 @@ static int value_between(Checker *c, const Position *q, int hi, int found) {
   return v >= 0 ? v : found;
 }
 
-/* An attacker alternative. 1 answered (a flaw added when it is one), 0 out of budget. */
-static int attacker_question(Checker *c, CheckReport *r, const Question *qu) {
+/* The kind of an attacker alternative at ply p that mates in w plies after it
+ * (w >= the line's remaining R - 1, not at the last ply): 手順前後 or 迂回 when
+ * some main line of it comes back to the line, 非限定 at the same length, else
+ * 余詰. FLAW_KIND_NB when out of budget. */
+static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, const Position *q, int w) {
+  int R = r->line_length - p;
+  if (w == R - 1 && check_non_limiting(&c->main[p], r->line[p], alt)) return FLAW_HIGENTEI;
+  Rejoin rj = {.line = r->line, .n = r->line_length, .from = p, .npath = 1};
+  rj.path[0] = move_compact(alt);
+  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  int j = rejoins(c, &rj, q, w);
+  if (j < 0) return FLAW_KIND_NB;
+  return j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
+}
+
+/*
+ * An attacker alternative: another check at ply p after which the defender is
+ * mated at all, whatever the length (seed 000: 作意以外の王手でも詰ますことが
+ * 出来るなら余詰). 1 answered (a flaw added when it is one), 0 out of budget.
+ */
+static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   int p = qu->ply, n = r->line_length, R = n - p;
-  const Position *at = &c->main[p];
-  Position q = *at;
+  Position q = c->main[p];
   Undo u;
   pos_do_move(&q, qu->alt, &u);
   int m = R - 1, k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
-  if (k == 0 && n == 1) {
-    /* a one-move problem needs a unique mate: another check mating at all is 余詰 */
-    int v = value(c, &q, CHECK_ANY_MATE);
-    if (v == SOLVER_VALUE_UNKNOWN) return 0;
-    if (v >= 0) flaw_alt_line(c, flaw_add(c, r, FLAW_YOZUME, p, qu->alt), &q, v);
+  if (k > 0 && p == n - 1) {
+    /* another mate in one: tolerated, but not in a one-move problem (flaw_add) */
+    flaw_alt_line(c, flaw_add(c, r, FLAW_LAST_MOVE_ALT, p, qu->alt), &q, 0);
     return 1;
   }
-  if (k == 0) return 1;
-  FlawKind kind;
-  int v = R - 1;
-  if (p == n - 1) {
-    kind = FLAW_LAST_MOVE_ALT;
-    v = 0;
-  } else {
+  if (k > 0) {
     int m3 = m, k3 = mated_within(c, &q, R - 3, &m3);
     if (k3 < 0) return 0;
+    FlawKind kind;
+    int v = R - 1;
     if (k3 > 0) {
       kind = FLAW_HAYAZUME;
       v = value_between(c, &q, R - 3, m3);
-    } else if (check_non_limiting(at, r->line[p], qu->alt)) {
-      kind = FLAW_HIGENTEI;
     } else {
-      Rejoin rj = {.line = r->line, .n = n, .from = p, .npath = 1};
-      rj.path[0] = move_compact(qu->alt);
-      c->rejoin_budget = CHECK_REJOIN_BUDGET;
-      int j = rejoins(c, &rj, &q, p + 1);
-      if (j < 0) return 0;
-      kind = j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
+      kind = alternative_kind(c, r, p, qu->alt, &q, v);
+      if (kind == FLAW_KIND_NB) return 0;
     }
+    flaw_alt_line(c, flaw_add(c, r, kind, p, qu->alt), &q, v);
+    return 1;
   }
+  /* no mate within the line's remaining length: is the defender mated at all?
+   * On the last move of a longer line only another mate in one counts. */
+  if (p == n - 1 && n > 1) return 1;
+  qu->longer = true;
+  m = CHECK_ANY_MATE;
+  k = mated_within(c, &q, CHECK_ANY_MATE, &m);
+  if (k < 0) return 0;
+  if (k == 0) return 1;
+  /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
+  if (!budget(c)) return 0;
+  int v = solver_value_above(c->s, &q, c->att, R + 1, m);
+  c->nodes += c->s->nodes;
+  if (v == SOLVER_VALUE_UNKNOWN) return 0;
+  if (v < 0) v = m; /* cannot happen: a mate of m plies was found */
+  FlawKind kind = n == 1 ? FLAW_YOZUME : alternative_kind(c, r, p, qu->alt, &q, v);
+  if (kind == FLAW_KIND_NB) return 0;
   CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
   flaw_alt_line(c, f, &q, v);
   return 1;
@@ -570,7 +600,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         }
         qs = t;
       }
-      qs[nq++] = (Question){p, l.moves[i], false};
+      qs[nq++] = (Question){p, l.moves[i], false, false};
     }
   }
   int left = nq;
@@ -579,8 +609,12 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     uint64_t lim = PASS_NODES[pass];
     if (!lim || (c->opt.call_nodes && lim > c->opt.call_nodes)) lim = c->opt.call_nodes;
     c->call_limit = lim;
+    /* once a fatal flaw is proven, the questions whether an alternative mates
+     * at all, at some length, only add to the list: they get the first pass */
+    bool fatal = false;
+    for (int i = 0; i < r->nflaws && !fatal; i++) fatal = !r->flaws[i].tolerated;
     for (int i = 0; i < nq && !stop; i++) {
-      if (qs[i].done) continue;
+      if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) continue;
       c->cur_q = i;
       int before = r->nflaws;
       uint64_t n0 = c->nodes, t0 = solver_now_ms();
@@ -714,6 +748,8 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
     }
     if (r->line_length == 0) {
       r->verdict = CHECK_UNKNOWN;
+      r->unproven = 1; /* the question "which line" itself */
+      r->unproven_ply = 1;
       snprintf(r->message, sizeof r->message, "the budget ran out before a mating line was found");
       goto done;
     }

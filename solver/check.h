@@ -10,19 +10,31 @@
  *  - the line itself: every move legal (ILLEGAL), every attacker move a check
  *    (NOT_CHECK), the final position mate, futile drops not counted (NOT_MATE).
  *    Any of these ends the check with the verdict CHECK_BAD_LINE.
- *  - at each attacker ply i (1-based, odd) every other check m' that mates
- *    within the plies left (n - i + 1 counting m'):
- *      last ply                              LAST_MOVE_ALT   最終手余詰 (tolerated)
- *      mates in fewer plies                  HAYAZUME        早詰
- *      same move but for promotion, or the same piece dropped on the same line
- *      to the king                           HIGENTEI        非限定 (tolerated)
- *      some line of shortest checks and longest defences from m' reaches the
- *      line's position at its own ply: with the same attacker moves in another
- *      order                                 TEJUN_ZENGO     手順前後 (tolerated)
- *      with other moves                      UKAI            迂回 (tolerated)
- *      else                                  YOZUME          余詰
+ *  - at each attacker ply i (1-based, odd) every other check m' after which
+ *    the defender is mated at all, at any length (seed 000: 作意以外の王手でも
+ *    詰ますことが出来るなら余詰; seed 001: the last move excepted), with n - i
+ *    the plies left after the line's own move:
+ *      last ply: another mate in one         LAST_MOVE_ALT   最終手余詰 (tolerated;
+ *                a longer mate there is no flaw)
+ *      mates in fewer plies than n - i       HAYAZUME        早詰
+ *      mates in n - i plies:
+ *        same move but for promotion, or the same piece dropped on the same
+ *        line to the king                    HIGENTEI        非限定 (tolerated)
+ *        some line of shortest checks and longest defences from m' reaches the
+ *        line's position at its own ply: with the same attacker moves in another
+ *        order                               TEJUN_ZENGO     手順前後 (tolerated)
+ *        with other moves                    UKAI            迂回 (tolerated)
+ *        else                                YOZUME          余詰
+ *      mates in more plies than n - i:
+ *        some such line comes back to a position of the line (at or after ply
+ *        i)                                  UKAI            迂回 (tolerated)
+ *        else                                YOZUME          余詰
  *    and in a one-move problem (which needs a unique mate) every other check
- *    that mates at all, in any number of plies, is YOZUME too.
+ *    that mates at all is YOZUME (LAST_MOVE_ALT, not tolerated, for a mate in one).
+ *    An alternative whose question a budget stops is counted as unproven: the
+ *    verdict is then "unknown", never "complete". Once a fatal flaw is proven,
+ *    the questions whether the remaining alternatives mate at a longer length
+ *    get the first pass's budget only (they add to the list, not to the verdict).
  *  - at each defender ply i every other legal reply d (futile drops are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:

@@ -84,9 +84,7 @@ uint32_t dbutil_report_flags(const CheckReport *r) {
   for (int i = 0; i < r->nflaws; i++) {
     const CheckFlaw *fl = &r->flaws[i];
     switch (fl->kind) {
-    case FLAW_YOZUME:
-      if (fl->alt_length <= r->line_length) f |= TSDB_F_YOZUME;
-      break;
+    case FLAW_YOZUME: f |= TSDB_F_YOZUME; break;
     case FLAW_HAYAZUME: f |= TSDB_F_YOZUME | TSDB_F_HAYAZUME; break;
     case FLAW_LAST_MOVE_ALT: f |= TSDB_F_LAST_MOVE_ALT; break;
     case FLAW_KOMAAMARI: f |= TSDB_F_KOMAAMARI; break;
