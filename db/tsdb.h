@@ -94,7 +94,7 @@
 #define TSDB_NOSYNC 0x4u /* do not flush at commit; see Durability above */
 
 /*
- * Record flags. Bits 0..15 are assigned, 16..31 are free for later use and
+ * Record flags. Bits 0..17 are assigned, 18..31 are free for later use and
  * are stored as they are.
  */
 #define TSDB_F_COMPLETE (1u << 0)      /* 完全作: mate, no flaw below */
@@ -117,6 +117,8 @@
 #define TSDB_F_FUTILE_CUT (1u << 16)   /* the main line reaches a position whose only defences
                                           are drops futile at a remaining length > 0 (無駄合
                                           there leaves no line to show): not complete */
+#define TSDB_F_UNSETTLED (1u << 17)    /* no flaw within the enumeration's reach, but its layers were
+                                          cut by --max-moves: a longer 余詰 cannot be ruled out */
 
 /*
  * One problem. Plain value type (about 2.4 KB); a batch of n records is an

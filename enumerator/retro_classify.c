@@ -638,7 +638,7 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
     complete = false;
   }
   if (r->opt.strict_last_move && (pb->flags & RETRO_F_LAST_MOVE_ALT)) complete = false;
-  if (complete) pb->flags |= RETRO_F_COMPLETE;
+  if (complete) pb->flags |= r->stats.layers_cut ? RETRO_F_UNSETTLED : RETRO_F_COMPLETE;
 }
 
 static void classify(Cls *c, const Position *start, int length, RetroProblem *pb) {

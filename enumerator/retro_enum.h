@@ -56,6 +56,10 @@
 /* the main line reaches a defender position, remaining length > 0, whose only
  * replies are futile drops: no line can be shown there, so not complete */
 #define RETRO_F_FUTILE_CUT (1u << 16)
+/* no flaw within the table's reach, but the layers were cut at max_moves
+ * (RetroStats.layers_cut): another check may mate at a greater length, so the
+ * problem is not certified complete */
+#define RETRO_F_UNSETTLED (1u << 17)
 
 typedef struct {
   const char *phase;
@@ -113,6 +117,10 @@ typedef struct {
   int table_file;       /* and refused one again: the table went on in a file beside the database */
   uint64_t ms_mates, ms_layers;
   int last_layer;
+  /* the layers stopped at max_moves while positions were still being added: a
+   * check the table has no value for may mate at a greater length, so no
+   * problem can be certified complete (RETRO_F_UNSETTLED) */
+  int layers_cut;
   /* ranging pieces: positions in check whose only replies are drops (valued by
    * the solver), solver calls, and values found below their layer or cut short
    * by a limit (0 unless something is wrong) */

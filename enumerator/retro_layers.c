@@ -564,12 +564,14 @@ int retro_layers_run(Retro *r, TsError *err) {
     if (rc) return rc;
     r->stats.attacker_by_len[n] = layer_size(r, n);
     r->stats.last_layer = n;
-    if ((layer_size(r, n) == 0 && !pending_after(r, n)) || n + 1 > r->opt.max_moves) break;
+    r->stats.layers_cut = layer_size(r, n) != 0 || pending_after(r, n);
+    if (!r->stats.layers_cut || n + 1 > r->opt.max_moves) break;
     /* defender layer n+1: positions all of whose replies reach known mates */
     rc = run_phase(r, n + 1, true, kinds, err);
     if (rc) return rc;
     r->stats.defender_by_len[n + 1] = layer_size(r, n + 1);
-    if (layer_size(r, n + 1) == 0 && !pending_after(r, n + 1)) break;
+    r->stats.layers_cut = layer_size(r, n + 1) != 0 || pending_after(r, n + 1);
+    if (!r->stats.layers_cut) break;
   }
   return TS_OK;
 }

@@ -407,12 +407,14 @@ static int dist_layers(Dist *d, Buf *packed, Buf *in, TsError *err) {
     global_counts(r, g);
     r->stats.attacker_by_len[n] = g[0][n];
     r->stats.last_layer = n;
-    if ((g[0][n] == 0 && !pending_after(g, n)) || n + 1 > r->opt.max_moves) break;
+    r->stats.layers_cut = g[0][n] != 0 || pending_after(g, n);
+    if (!r->stats.layers_cut || n + 1 > r->opt.max_moves) break;
     rc = dist_layer(d, n + 1, true, kinds, packed, in, err);
     if (rc) return rc;
     global_counts(r, g);
     r->stats.defender_by_len[n + 1] = g[1][n + 1];
-    if (g[1][n + 1] == 0 && !pending_after(g, n + 1)) break;
+    r->stats.layers_cut = g[1][n + 1] != 0 || pending_after(g, n + 1);
+    if (!r->stats.layers_cut) break;
   }
   return TS_OK;
 }

@@ -220,8 +220,8 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
   size_t cap = 4096 + 96 * (RETRO_MAX_LEN + 2), n = 0;
   char *t = malloc(cap);
   if (!t) return ts_error_set(err, TS_ERR_NOMEM, "", 0, 0, "out of memory");
-  n += (size_t)snprintf(t + n, cap - n, "material\t%s\nmax_moves\t%d\nmate_positions\t%llu\n", spec, max_moves,
-                        (unsigned long long)st->mates);
+  n += (size_t)snprintf(t + n, cap - n, "material\t%s\nmax_moves\t%d\nlayers_cut\t%d\nmate_positions\t%llu\n", spec,
+                        max_moves, st->layers_cut, (unsigned long long)st->mates);
   n += (size_t)snprintf(t + n, cap - n, "table_positions\t%llu\nextended_positions\t%llu\n",
                         (unsigned long long)st->entries, (unsigned long long)st->records);
   n += (size_t)snprintf(t + n, cap - n, "drop_only_checks\t%llu\nsolver_valued\t%llu\n",
@@ -471,8 +471,15 @@ static void sink_free(Sink *w) {
   w->counts = NULL;
 }
 
-/* The first line and the per-length table of a finished run. */
-static void print_summary(const EnumOpts *o, const Sink *w) {
+/* The first line and the per-length table of a finished run; a warning when the
+ * layers were cut at --max-moves. */
+static void print_summary(const EnumOpts *o, const Sink *w, const RetroStats *st) {
+  if (st->layers_cut)
+    cli_message("enumerate",
+                "warning: positions were still being added at --max-moves %d: another check may mate at a "
+                "greater length, so no problem is certified complete (those without a flaw within %d plies are "
+                "flagged 'unsettled'); a larger --max-moves lets the layers run out",
+                (int)o->max_moves, (int)o->max_moves);
   if (o->store == STORE_ALL)
     printf("material %s: %llu problems stored in %s (max %d plies)\n", o->spec, (unsigned long long)w->seen, o->path,
            (int)o->max_moves);
@@ -625,7 +632,7 @@ static int enumerate_single(const EnumOpts *o, TsDbWriterLock **lockp) {
     tsdb_close(db);
     return cli_fail("enumerate", &w.err);
   }
-  print_summary(o, &w);
+  print_summary(o, &w, st);
   if (o->stats) {
     TsDbBulkStats bs;
     tsdb_bulk_stats(w.bulk, &bs);
@@ -838,7 +845,7 @@ static int enumerate_mpi(const EnumOpts *opts) {
   }
   if (rank == 0) {
     sink_from_counts(&w, w.counts);
-    print_summary(o, &w);
+    print_summary(o, &w, retro_stats(r));
     if (o->stats) {
       TsDbBulkStats bs;
       tsdb_bulk_stats(w.bulk, &bs);

@@ -14,6 +14,7 @@ const DbFlagName DB_FLAG_NAMES[] = {
     {"fuzume", TSDB_F_FUZUME, "不詰"},           {"minimal", TSDB_F_MINIMAL, "最小"},
     {"higentei", TSDB_F_HIGENTEI, "非限定"},     {"tejun-zengo", TSDB_F_TEJUN_ZENGO, "手順前後"},
     {"ukai", TSDB_F_UKAI, "迂回"},               {"futile-cut", TSDB_F_FUTILE_CUT, "無駄合で手順切れ"},
+    {"unsettled", TSDB_F_UNSETTLED, "未確定"},
 };
 const size_t DB_FLAG_NAMES_N = sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0];
 _Static_assert(sizeof DB_FLAG_NAMES / sizeof DB_FLAG_NAMES[0] <= DB_FLAG_NAMES_MAX, "DB_FLAG_NAMES_MAX too small");

@@ -226,10 +226,12 @@ expect "unknown option: exit 2" 2 $?
 expect "--help: exit 0" 0 $?
 has "--help: usage" "usage: tsume check" "$W/help.txt"
 # no line given: the solver's main line goes through a 変同 branch (ply 12) where the attacker has a
-# second mate (変別); the main line through the other defence is complete, and that is the verdict
+# second mate (変別); the main line through the other defence is taken, and it is flawed all the same:
+# at ply 13 the dragon's 2h1i mates in 7 against the line's 3, a longer 余詰 that never comes back
 "$T" check "9/9/9/9/9/9/PGS6/gGN4+R1/krg6 b S2b2s3n4l17p 1" > "$W/hendou.txt"; st=$?
-expect "no line, a 変同 branch with 変別: exit" 0 $st
-has "no line, a 変同 branch with 変別: complete" "^verdict: complete" "$W/hendou.txt"
+expect "no line, a 変同 branch with 変別: exit" 1 $st
+has "no line, a 変同 branch with 変別: flawed" "^verdict: flawed" "$W/hendou.txt"
+has "no line, a longer 余詰 at ply 13" "余詰 yozume: ▲１九龍(28) (2h1i), mate in 7" "$W/hendou.txt"
 
 "$T" --help | grep -q "^  check "
 expect "listed in tsume --help" 0 $?

@@ -10,7 +10,7 @@ rm -rf "$W"
 mkdir -p "$W"
 fail=0
 for m in "$@"; do
-  if ! "$T" enumerate --pieces "$m" --db "$W/$m.mdb" --force --max-moves 9 >/dev/null 2>"$W/err"; then
+  if ! "$T" enumerate --pieces "$m" --db "$W/$m.mdb" --force >/dev/null 2>"$W/err"; then
     echo "FAIL $m: enumerate"; cat "$W/err"; fail=1; continue
   fi
   "$T" query --db "$W/$m.mdb" --json | python3 -c '

@@ -74,7 +74,7 @@ static void test_outputs_rechecked(void **state) {
   int complete = 0;
   for (size_t i = 0; i < sizeof INPUTS / sizeof INPUTS[0]; i++) {
     ComposeResult r;
-    run(INPUTS[i], 1, 40, NULL, 0, &r);
+    run(INPUTS[i], 1, 700, NULL, 0, &r);
     assert_true(r.start_score.valid);
     assert_true(r.start_score.yozume > 0); /* the inputs have 余詰 */
     if (r.complete) {

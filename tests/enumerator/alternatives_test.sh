@@ -50,4 +50,28 @@ for col in higentei tejun-zengo ukai henchou futile-cut; do
   head -1 "$tmp/c.txt" | grep -q -w -- "$col" && ok "count table has $col" || bad "count table lacks $col"
 done
 
+# 余詰 at any length on G2P1: a 1-move problem with another check that mates longer carries yozume,
+# and the checker agrees with every record's flags
+"$T" enumerate --pieces G2P1 --db "$tmp/g.mdb" >/dev/null 2>&1 || bad "enumerate G2P1"
+"$T" query --db "$tmp/g.mdb" --moves 1 --flag yozume --limit 1 --json >"$tmp/g1.txt"
+[ -s "$tmp/g1.txt" ] && ok "1-move problems with a longer mating check are flagged yozume" ||
+  bad "no 1-move problem flagged yozume"
+"$T" verify --db "$tmp/g.mdb" --all >"$tmp/gv.txt"; st=$?
+[ $st = 0 ] && grep -q ' 0 disagreements' "$tmp/gv.txt" && ok "G2P1 verify --all: $(cat "$tmp/gv.txt")" ||
+  bad "G2P1 verify --all exit $st: $(tail -3 "$tmp/gv.txt")"
+
+# layers cut by --max-moves (R1G1 mates up to 17 plies): a longer 余詰 cannot be ruled out, so nothing is
+# certified complete; the problems with no flaw within reach are 'unsettled', and verify does not compare them
+"$T" enumerate --pieces R1G1 --max-moves 9 --db "$tmp/c.mdb" >"$tmp/cut.txt" 2>"$tmp/cut.err" || bad "enumerate R1G1 --max-moves 9"
+grep -q "warning: positions were still being added at --max-moves 9" "$tmp/cut.err" && ok "cut run warns" ||
+  bad "cut run: no warning: $(cat "$tmp/cut.err")"
+n=$("$T" query --db "$tmp/c.mdb" --complete --json | wc -l)
+u=$("$T" query --db "$tmp/c.mdb" --flag unsettled --json | wc -l)
+[ "$n" = 0 ] && [ "$u" -gt 0 ] && ok "cut run: 0 complete, $u unsettled" || bad "cut run: $n complete, $u unsettled"
+"$T" query --db "$tmp/c.mdb" --generation | grep -q "^layers_cut.1" && ok "generation says layers_cut 1" ||
+  bad "generation lacks layers_cut"
+"$T" enumerate --pieces R1G1 --db "$tmp/w.mdb" >/dev/null 2>"$tmp/w.err" || bad "enumerate R1G1"
+! grep -q "warning" "$tmp/w.err" && "$T" query --db "$tmp/w.mdb" --generation | grep -q "^layers_cut.0" &&
+  ok "whole run: no warning, layers_cut 0" || bad "whole run: $(cat "$tmp/w.err")"
+
 summary
