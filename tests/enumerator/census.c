@@ -212,11 +212,14 @@ typedef struct {
   uint16_t a[CENSUS_MAX_LEN];
 } FwdRejoin;
 
-/* Does some main line from q (ply j, exact value length - j) reach main[j'] at
- * its own ply? 2 with the same attacker moves as the line (sorted), 1 with
- * others, 0 no. */
-static int fwd_rejoin(Fwd *f, FwdRejoin *rj, const Position *q, int j) {
-  if (j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j])) {
+/* Does some main line from q (exact value w) on an alternative played at ply
+ * rj->i reach a position of the line at or after that ply with the same value,
+ * main[j] with j = length - w? The alternative may be as long as the line's
+ * remainder or longer (a detour that comes back). 2 with the same attacker
+ * moves as the line (sorted), 1 with others, 0 no. */
+static int fwd_rejoin(Fwd *f, FwdRejoin *rj, const Position *q, int w) {
+  int j = rj->length - w;
+  if (j >= rj->i && j < rj->length && j <= rj->nmain && pos_equal(q, &rj->main[j])) {
     uint16_t a[CENSUS_MAX_LEN], b[CENSUS_MAX_LEN];
     int nb = 0;
     for (int k = rj->i; k < j; k += 2) b[nb++] = move_compact(rj->line[k]);
@@ -226,16 +229,16 @@ static int fwd_rejoin(Fwd *f, FwdRejoin *rj, const Position *q, int j) {
     qsort(b, (size_t)nb, sizeof b[0], cmp_u16);
     return memcmp(a, b, sizeof a[0] * (size_t)nb) == 0 ? 2 : 1;
   }
-  if (j >= rj->length - 1 || rj->budget-- <= 0) return 0;
+  if (w <= 1 || rj->budget-- <= 0) return 0;
   Move cand[MAX_MOVES];
-  int nc = fwd_candidates(f, q, rj->length - j, cand), best = 0;
+  int nc = fwd_candidates(f, q, w, cand), best = 0;
   for (int k = 0; k < nc && best < 2; k++) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, cand[k], &u);
     bool att = q->side == BLACK;
-    if (att) rj->a[rj->na++] = move_compact(cand[k]);
-    int r = fwd_rejoin(f, rj, &p, j + 1);
+    if (att && rj->na < CENSUS_MAX_LEN) rj->a[rj->na++] = move_compact(cand[k]);
+    int r = fwd_rejoin(f, rj, &p, w - 1);
     if (att) rj->na--;
     if (r > best) best = r;
   }
@@ -243,17 +246,22 @@ static int fwd_rejoin(Fwd *f, FwdRejoin *rj, const Position *q, int j) {
 }
 
 /*
- * rules.md's classifier for an alternative check `alt` at attacker ply i that
- * mates within the remaining length: same from/to but promotion, or a drop of
- * the same kind on the same line to the king -> 非限定; some main line of it
+ * design.md §2's classifier for an alternative check `alt` at attacker ply i
+ * (not the last) after which the defender is mated in w plies. As long as the
+ * line's remainder (w = length - i - 1): same from/to but promotion, or a drop
+ * of the same kind on the same line to the king -> 非限定; some main line of it
  * meets the main line's position at the same ply -> 手順前後 when the attacker
  * moves up to there are the same ones (sorted), else 迂回; otherwise 余詰.
+ * Longer: some main line of it comes back to a position of the line -> 迂回
+ * (it has more attacker moves, never the same ones), otherwise 余詰.
  */
-static uint32_t fwd_alt_kind(Fwd *f, const Position *main, int nmain, const Move *line, int length, int i, Move alt) {
+static uint32_t fwd_alt_kind(Fwd *f, const Position *main, int nmain, const Move *line, int length, int i, Move alt,
+                             int w) {
   Move m = line[i];
-  if (!move_is_drop(m) && !move_is_drop(alt) && move_from(m) == move_from(alt) && move_to(m) == move_to(alt))
+  bool same = w == length - i - 1;
+  if (same && !move_is_drop(m) && !move_is_drop(alt) && move_from(m) == move_from(alt) && move_to(m) == move_to(alt))
     return RETRO_F_HIGENTEI;
-  if (move_is_drop(m) && move_is_drop(alt) && move_drop_type(m) == move_drop_type(alt)) {
+  if (same && move_is_drop(m) && move_is_drop(alt) && move_drop_type(m) == move_drop_type(alt)) {
     Square k = main[i].king[WHITE];
     Bitboard ray = LINE[k][move_to(m)];
     /* the same side of the king on one line */
@@ -264,7 +272,7 @@ static uint32_t fwd_alt_kind(Fwd *f, const Position *main, int nmain, const Move
   pos_do_move(&q, alt, &u);
   FwdRejoin rj = {.main = main, .line = line, .nmain = nmain, .length = length, .i = i, .budget = 20000, .na = 1};
   rj.a[0] = move_compact(alt);
-  int r = fwd_rejoin(f, &rj, &q, i + 1);
+  int r = fwd_rejoin(f, &rj, &q, w);
   return r == 2 ? RETRO_F_TEJUN_ZENGO : r == 1 ? RETRO_F_UKAI : RETRO_F_YOZUME;
 }
 
@@ -273,7 +281,7 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
   Position pos = *start;
   memset(p, 0, sizeof *p);
   p->length = length;
-  int alt_plies[CENSUS_MAX_LEN], nalt = 0;
+  int alt_plies[CENSUS_MAX_LEN], nalt = 0, root_within = 0;
   for (int ply = 0; ply < length; ply++) {
     int nm, nw, ns;
     main[ply] = pos;
@@ -283,9 +291,14 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
       break;
     }
     if (pos.side == BLACK) {
-      if (ply == 0) p->root_mates = nm;
+      if (ply == 0) {
+        p->root_mates = nm;
+        root_within = nw;
+      }
+      /* the last move: only another mate in one counts; before it, another
+       * check that mates at all */
       if (nw > 1 && ply == length - 1) p->flags |= RETRO_F_LAST_MOVE_ALT;
-      if (nw > 1 && ply < length - 1) alt_plies[nalt++] = ply;
+      if (nm > 1 && ply < length - 1) alt_plies[nalt++] = ply;
     }
     p->line[p->line_len++] = m;
     Undo u;
@@ -302,8 +315,13 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
       Undo u;
       pos_do_move(&q, l.moves[j], &u);
       int v = fwd_value_defender(f, &q);
-      if (v < 0 || v > length - i - 1) continue;
-      p->flags |= fwd_alt_kind(f, main, p->line_len, p->line, length, i, l.moves[j]);
+      if (v < 0) continue;
+      /* the line mates shortest: no alternative is shorter than its remainder */
+      if (v < length - i - 1) abort();
+      /* past a 余詰 the record is not complete, and a longer alternative adds
+       * only 余詰 or 迂回: the census does not count 迂回 of such records */
+      if (v > length - i - 1 && (p->flags & RETRO_F_YOZUME)) continue;
+      p->flags |= fwd_alt_kind(f, main, p->line_len, p->line, length, i, l.moves[j], v);
     }
   }
   if (pos.hand[BLACK]) {
@@ -332,7 +350,12 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
     }
   }
   bool complete = !(p->flags & (RETRO_F_YOZUME | RETRO_F_KOMAAMARI | RETRO_F_FUTILE_CUT));
-  if (length == 1 && p->root_mates > 1) complete = false;
+  /* a 1-move problem needs a unique mating move: another mate in one is not
+   * accepted, and another check that mates longer is 余詰 */
+  if (length == 1 && p->root_mates > 1) {
+    if (p->root_mates > root_within) p->flags |= RETRO_F_YOZUME;
+    complete = false;
+  }
   if (complete) p->flags |= RETRO_F_COMPLETE;
 }
 
@@ -378,7 +401,9 @@ static void tally(CensusTable *t, int len, uint32_t flags) {
   if (flags & RETRO_F_LAST_MOVE_ALT) t->n[len][5]++;
   if (flags & RETRO_F_HIGENTEI) t->n[len][6]++;
   if (flags & RETRO_F_TEJUN_ZENGO) t->n[len][7]++;
-  if (flags & RETRO_F_UKAI) t->n[len][8]++;
+  /* 迂回 of a record with 余詰 is left out: the enumerator looks at the longer
+   * alternatives only while no 余詰 is known, so it is defined only without one */
+  if ((flags & RETRO_F_UKAI) && !(flags & RETRO_F_YOZUME)) t->n[len][8]++;
   if (flags & RETRO_F_HENCHOU) t->n[len][9]++;
 }
 

@@ -13,7 +13,10 @@
 
 #define CENSUS_MAX_LEN 64
 /* columns: problems, complete, minimal complete, yozume, komaamari, last-move-alt,
- * higentei, tejun-zengo, ukai, henchou */
+ * higentei, tejun-zengo, ukai, henchou. 余詰 is design.md §2's: another check
+ * that mates at any length at a move of the line but the last. ukai counts the
+ * records without yozume only (past a 余詰 the longer alternatives are not
+ * classified further). */
 #define CENSUS_COLS 10
 typedef struct {
   uint64_t n[CENSUS_MAX_LEN][CENSUS_COLS];

@@ -31,7 +31,7 @@ static void census_check(const char *spec) {
   if (w && !strcmp(w, "1")) {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "# census of %s: length problems complete minimal-complete yozume komaamari last-move-alt higentei tejun-zengo ukai henchou\n%s", spec, a);
+    fprintf(f, "# census of %s: length problems complete minimal-complete yozume komaamari last-move-alt higentei tejun-zengo ukai(without-yozume) henchou\n%s", spec, a);
     fclose(f);
   }
   FILE *f = fopen(path, "r");
