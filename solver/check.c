@@ -609,10 +609,11 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     uint64_t lim = PASS_NODES[pass];
     if (!lim || (c->opt.call_nodes && lim > c->opt.call_nodes)) lim = c->opt.call_nodes;
     c->call_limit = lim;
-    /* once a fatal flaw is proven, the questions whether an alternative mates
-     * at all, at some length, only add to the list: they get the first pass */
+    /* once a 余詰 (or 早詰) is proven, the questions whether another alternative
+     * mates at a longer length only add to the list: they get the first pass */
     bool fatal = false;
-    for (int i = 0; i < r->nflaws && !fatal; i++) fatal = !r->flaws[i].tolerated;
+    for (int i = 0; i < r->nflaws && !fatal; i++)
+      fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
     for (int i = 0; i < nq && !stop; i++) {
       if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) continue;
       c->cur_q = i;

@@ -32,7 +32,7 @@
  *    and in a one-move problem (which needs a unique mate) every other check
  *    that mates at all is YOZUME (LAST_MOVE_ALT, not tolerated, for a mate in one).
  *    An alternative whose question a budget stops is counted as unproven: the
- *    verdict is then "unknown", never "complete". Once a fatal flaw is proven,
+ *    verdict is then "unknown", never "complete". Once a 余詰 or 早詰 is proven,
  *    the questions whether the remaining alternatives mate at a longer length
  *    get the first pass's budget only (they add to the list, not to the verdict).
  *  - at each defender ply i every other legal reply d (futile drops are not
