@@ -105,3 +105,13 @@ int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *
   }
   return outfile_commit(&o, err);
 }
+
+int outfile_probe(const char *path, TsError *err) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return TS_OK;
+  OutFile o;
+  int rc = outfile_open(&o, path, err);
+  if (rc) return rc;
+  outfile_abort(&o);
+  return TS_OK;
+}
