@@ -83,8 +83,10 @@ static const char COMPOSE_HELP[] =
     "them as KIF records at the end, longest first.\n"
     "  --max-moves N     longest work looked for\n"
     "  --max-works N     stop after N works\n"
-    "Exit status: 0 a complete work (or, --from-mate, at least one), 1 none, 2 bad usage\n"
-    "or input (no mate, an illegal diagram, a line that is not a mate), 3 I/O.\n";
+    "Exit status: 0 a complete work (or, --from-mate, at least one), 1 none (also when\n"
+    "no mate of the diagram was found within the budget: \"unknown\", not \"no mate\"),\n"
+    "2 bad usage or input (no mate, an illegal diagram, a line that is not a mate),\n"
+    "3 I/O (an output that cannot be written, even when the work was printed instead).\n";
 
 typedef struct {
   /* options */
