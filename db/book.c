@@ -200,7 +200,11 @@ int book_open(const char *dir, const char *title, const char *selection, const c
   *out = NULL;
   Book *b = calloc(1, sizeof *b);
   if (!b) return ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
-  b->target = strdup(dir);
+  /* a symbolic link to a folder stays one: the folder it names is replaced */
+  struct stat lst, st;
+  bool link_to_dir = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+  b->target = link_to_dir ? realpath(dir, NULL) : strdup(dir);
+  if (b->target) dir = b->target;
   b->title = svg_xml_escape(title ? title : "tsume");
   b->selection = svg_xml_escape(selection ? selection : "");
   b->rows = tmpfile();
