@@ -108,6 +108,8 @@ int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *
 
 int outfile_probe(const char *path, TsError *err) {
   struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(EISDIR));
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return TS_OK;
   OutFile o;
   int rc = outfile_open(&o, path, err);

@@ -30,12 +30,12 @@ Z6='+Rg2+Bpk2/2p1g2pl/1n7/2P1GP1+rp/1N2p1+p2/N5N2/9/9/9 b BS4Pg3s3l6p 1'
 STALL='7k1/9/6BP1/9/9/9/9/9/9 b S2r1b4g3s4n4l17p 1'
 
 # ---- outputs tried first ----
-for o in "--out $dir/nodir/w.kifu" "--out /dev/null/w.kifu" "--db $dir/nodir/w.mdb" "--history $dir/nodir/h.json"; do
+for o in "--out $dir/nodir/w.kifu" "--out /dev/null/w.kifu" "--out $dir" "--db $dir/nodir/w.mdb" "--history $dir/nodir/h.json"; do
   t0=$(now_ms)
   # shellcheck disable=SC2086
   "$TSUME" compose --quiet --time-ms 30000 $o "$Y" >"$dir/o" 2>"$dir/e"
   st=$? t=$(($(now_ms) - t0))
-  if [ "$st" != 3 ] || [ "$t" -gt 5000 ] || ! grep -q "nodir\|/dev/null/w" "$dir/e"; then
+  if [ "$st" != 3 ] || [ "$t" -gt 5000 ] || ! grep -q "nodir\|/dev/null/w\|directory" "$dir/e"; then
     fail "outputs: $o: exit $st after $t ms ($(head -c 200 "$dir/e"))"
   else
     ok "outputs: $o refused at once (exit 3, $t ms): $(head -1 "$dir/e")"
