@@ -257,11 +257,11 @@ static void *worker_main(void *arg) {
 }
 
 /* The deadline: sets sh->stop at the end of the time budget (every worker and every
- * checker question in progress see it), then sh->post_stop a fiftieth of the budget
+ * checker question in progress see it), then sh->post_stop a hundredth of the budget
  * later (at least 20 ms), which ends the solver calls of the final KIF's 変化. */
 static void *timer_main(void *arg) {
   Shared *sh = arg;
-  uint64_t end = sh->t0 + sh->co.time_ms, slack = sh->co.time_ms / 50 > 20 ? sh->co.time_ms / 50 : 20;
+  uint64_t end = sh->t0 + sh->co.time_ms, slack = sh->co.time_ms / 100 > 20 ? sh->co.time_ms / 100 : 20;
   while (!sh->done) {
     uint64_t t = compose_now_ms();
     if (t >= end) sh->stop = 1;
