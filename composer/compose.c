@@ -143,13 +143,16 @@ static bool run_out_of_budget(Run *R) {
   return true;
 }
 
-/* The search loop ends this much before the deadline when a complete work is
- * there to lean, so that the lean-up fits in the budget. */
+/* The search loop ends before the deadline when a complete work is there to
+ * lean, by what its lean-up should take (a check per piece, twice over, at the
+ * run's mean time per check), at most a twentieth of the budget and 30 s. */
 static bool run_loop_over(Run *R) {
   if (run_out_of_budget(R)) return true;
   if (!R->o->time_ms || R->best.sc.verdict != CHECK_COMPLETE || !R->best.sc.valid) return false;
-  uint64_t reserve = R->o->time_ms / 20;
-  if (reserve > 30000) reserve = 30000;
+  uint64_t spent = now_ms() - R->t0, per_check = R->checks ? spent / R->checks + 1 : 1;
+  uint64_t reserve = 2 * (uint64_t)R->best.sc.pieces * per_check, cap = R->o->time_ms / 20;
+  if (cap > 30000) cap = 30000;
+  if (reserve > cap) reserve = cap;
   return run_time_left(R) <= reserve;
 }
 

@@ -33,8 +33,9 @@
  * the changed diagram has no mate); it stops only at the budget (time,
  * iterations, the stop flag), or when a cap `restarts` is given and that many
  * restarts in a row found no better complete work. With a time budget the
- * loop ends a twentieth of it (at most 30 s) early when there is a complete
- * work, for the lean-up below, which ends at the deadline. The best
+ * loop ends early when there is a complete work, by what the lean-up below
+ * should take (two checks per piece at the run's mean time per check, at most
+ * a twentieth of the budget and 30 s); the lean-up ends at the deadline. The best
  * complete work seen (longest, then fewest pieces) is kept apart from D, so a
  * short complete work is the result only when no longer one was found; at
  * the end pieces are taken off it one by one while it stays complete with the
