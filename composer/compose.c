@@ -13,11 +13,12 @@
 #include "roles.h"
 #include "solver.h"
 
-static uint64_t now_ms(void) {
+uint64_t compose_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+static uint64_t now_ms(void) { return compose_now_ms(); }
 
 /* ---- random numbers (xorshift64*, one stream per run) ---- */
 typedef struct {
@@ -44,7 +45,6 @@ void compose_options_default(ComposeOptions *o) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
   o->stall = 300;
-  o->restarts = 8;
   o->replace_tries = 6;
 }
 
@@ -124,14 +124,36 @@ static bool run_better(const Run *R, const ComposeScore *a, const ComposeScore *
   return compose_better(a, b);
 }
 
+/* Time left before the deadline (0: spent); UINT64_MAX without a time budget. */
+static uint64_t run_time_left(const Run *R) {
+  if (!R->o->time_ms) return UINT64_MAX;
+  uint64_t t = now_ms(), end = R->t0 + R->o->time_ms;
+  return t >= end ? 0 : end - t;
+}
+
+/* The time is looked at before the stop flag: a caller that sets the flag at
+ * the deadline (to end a question in progress) still reads "time". */
 static bool run_out_of_budget(Run *R) {
   const ComposeOptions *o = R->o;
   if (R->stopped) return true;
-  if (o->stop && *o->stop) R->stop_reason = "stop";
-  else if (o->time_ms && now_ms() - R->t0 >= o->time_ms) R->stop_reason = "time";
+  if (run_time_left(R) == 0) R->stop_reason = "time";
+  else if (o->stop && *o->stop) R->stop_reason = "stop";
   else return false;
   R->stopped = true;
   return true;
+}
+
+/* The search loop ends before the deadline when a complete work is there to
+ * lean, by what its lean-up should take (a check per piece, twice over, at the
+ * run's mean time per check), at most a twentieth of the budget and 30 s. */
+static bool run_loop_over(Run *R) {
+  if (run_out_of_budget(R)) return true;
+  if (!R->o->time_ms || R->best.sc.verdict != CHECK_COMPLETE || !R->best.sc.valid) return false;
+  uint64_t spent = now_ms() - R->t0, per_check = R->checks ? spent / R->checks + 1 : 1;
+  uint64_t reserve = 2 * (uint64_t)R->best.sc.pieces * per_check, cap = R->o->time_ms / 20;
+  if (cap > 30000) cap = 30000;
+  if (reserve > cap) reserve = cap;
+  return run_time_left(R) <= reserve;
 }
 
 static void run_progress(Run *R, bool force) {
@@ -144,6 +166,7 @@ static void run_progress(Run *R, bool force) {
   p.iterations = R->iterations;
   p.checks = R->checks;
   p.accepted = R->accepted;
+  p.restarts = R->restarts;
   p.elapsed_ms = t - R->t0;
   p.current = R->cur.sc;
   p.best_complete = R->best.sc;
@@ -602,12 +625,13 @@ out:
 /* Takes pieces off the best complete work while it stays complete with the same length. */
 static int run_cleanup(Run *R) {
   if (R->best.sc.verdict != CHECK_COMPLETE) return TS_OK;
-  /* one pass at least, even when the time budget is spent, but not beyond a tenth of it more */
-  uint64_t grace = R->o->time_ms ? R->t0 + R->o->time_ms + (R->o->time_ms / 10 > 1000 ? R->o->time_ms / 10 : 1000) : 0;
+  /* within the budget: the search loop left it a share of the time (run_loop_over) */
   bool again = true;
-  for (int pass = 0; again && !(R->o->stop && *R->o->stop) && (pass == 0 || !run_out_of_budget(R)); pass++) {
+  R->stopped = false; /* the loop's reason stays; the deadline is looked at again */
+  const char *reason = R->stop_reason;
+  for (int pass = 0; again && !run_out_of_budget(R); pass++) {
     again = false;
-    for (Square s = 0; s < SQ_NB && !again && !(grace && now_ms() >= grace); s++) {
+    for (Square s = 0; s < SQ_NB && !again && !run_out_of_budget(R); s++) {
       Piece p = R->best.pos.board[s];
       if (!p || (piece_type(p) == KING && (piece_color(p) != R->att || R->o->keep_king))) continue;
       R->cand.pos = R->best.pos;
@@ -623,21 +647,73 @@ static int run_cleanup(Run *R) {
       }
     }
   }
+  if (reason) R->stop_reason = reason;
   return TS_OK;
 }
 
+/* One random change of pos for a restart: a piece (not a king) taken off, moved
+ * to an empty square next to it, or one added by Table 1. False when the
+ * change made no problem position. */
+static bool perturb_once(Run *R, Position *pos) {
+  Square sqs[SQ_NB];
+  int ns = 0;
+  for (Square s = 0; s < SQ_NB; s++)
+    if (pos->board[s] && piece_type(pos->board[s]) != KING) sqs[ns++] = s;
+  int way = rng_below(&R->rng, 3);
+  if (way == 2 || ns == 0) return add_piece(R, pos, rng_below(&R->rng, 5));
+  Square s = sqs[rng_below(&R->rng, ns)];
+  Position q = *pos;
+  Piece p = q.board[s];
+  pos_remove(&q, s);
+  if (way == 0) {
+    q.hand[R->def] = hand_add(q.hand[R->def], pt_demote(piece_type(p)));
+  } else {
+    Square to[8];
+    int nt = 0;
+    for (int df = -1; df <= 1; df++)
+      for (int dr = -1; dr <= 1; dr++) {
+        int f = sq_file(s) + df, r = sq_rank(s) + dr;
+        if ((df || dr) && f >= 1 && f <= 9 && r >= 1 && r <= 9 && placement_ok(&q, sq_make(f, r), p))
+          to[nt++] = sq_make(f, r);
+      }
+    if (!nt) return false;
+    pos_put(&q, to[rng_below(&R->rng, nt)], p);
+  }
+  if (!position_ok(&q)) return false;
+  *pos = q;
+  return true;
+}
+
 /* The k-th restart (k >= 1): from the best complete work (to make it longer), from the
- * input without the floor, from the input with it, in turn. */
+ * input without the floor, from the input with it, in turn; the diagram is changed by
+ * one to three random steps first (perturb_once), and taken unchanged when the changed
+ * one has no mating line to start from. */
 static int run_restart(Run *R, uint64_t k, int input_floor) {
   bool have_best = R->best.sc.verdict == CHECK_COMPLETE && R->best.sc.valid;
+  Position base;
   if (k % 3 == 1 && have_best) {
-    R->cur.pos = R->best.pos;
+    base = R->best.pos;
     R->floor = R->best.sc.length;
   } else {
-    R->cur.pos = R->origin;
+    base = R->origin;
     R->floor = k % 3 == 0 ? input_floor : 0;
   }
-  int rc = run_judge(R, &R->cur);
+  R->cur.pos = base;
+  int steps = 1 + rng_below(&R->rng, 3), done = 0;
+  for (int i = 0; i < steps; i++) done += perturb_once(R, &R->cur.pos);
+  if (done && R->o->max_pieces && pieces_count(&R->cur.pos) > R->o->max_pieces) done = 0;
+  if (done && R->o->keep_line && !solver_line_verify(&R->cur.pos, R->o->keep_line, R->o->keep_n, true, NULL)) done = 0;
+  int rc;
+  if (done) {
+    if ((rc = run_judge(R, &R->cur))) return rc;
+    if (R->cur.sc.valid) {
+      run_offer_best(R, &R->cur, COMPOSE_STEP_RESTART);
+      run_notify(R, COMPOSE_STEP_RESTART, &R->cur, false);
+      return TS_OK;
+    }
+  }
+  R->cur.pos = base;
+  rc = run_judge(R, &R->cur);
   if (!rc) run_notify(R, COMPOSE_STEP_RESTART, &R->cur, false);
   return rc;
 }
@@ -670,7 +746,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   if (!R->rng.s) R->rng.s = 1;
   R->att = pos->side;
   R->def = color_flip(pos->side);
-  R->t0 = now_ms();
+  R->t0 = o->t0_ms ? o->t0_ms : now_ms();
   check_report_init(&R->cur.rep);
   check_report_init(&R->best.rep);
   check_report_init(&R->cand.rep);
@@ -711,16 +787,16 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   R->floor = input_floor;
   uint64_t since = 0, idle_restarts = 0;
   ComposeScore phase_best = R->best.sc;
-  while (!run_out_of_budget(R)) {
+  while (!run_loop_over(R)) {
     if (o->iterations && R->iterations >= o->iterations) {
       R->stop_reason = "iterations";
       break;
     }
     if (o->stall && since >= o->stall) {
-      /* a restart, unless `restarts` in a row found no better complete work */
+      /* a restart, unless a cap on restarts in a row without a better complete work was given and reached */
       idle_restarts = complete_better(&R->best.sc, &phase_best) ? 0 : idle_restarts + 1;
-      if (idle_restarts > o->restarts) {
-        R->stop_reason = "stall";
+      if (o->restarts && idle_restarts > o->restarts) {
+        R->stop_reason = "restarts";
         break;
       }
       phase_best = R->best.sc;
@@ -753,7 +829,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   r->accepted = R->accepted;
   r->restarts = R->restarts;
   r->king_dropped = r->king_square != SQ_NONE && r->best.king[R->att] == SQ_NONE;
-  r->stop_reason = R->stop_reason ? R->stop_reason : "stall";
+  r->stop_reason = R->stop_reason ? R->stop_reason : "time";
 out:
   r->time_ms = now_ms() - R->t0;
   check_report_free(&R->cur.rep);
@@ -848,14 +924,20 @@ typedef struct {
   Checker *c;
   const FromMateOptions *o;
   FromMateResult *r;
-  uint64_t t0;
+  uint64_t t0, last_progress;
+  int plies; /* the length being built */
   CheckReport rep;
   KeySet seen, works;
 } FromMate;
 
 static bool fm_cut(FromMate *F) {
   const FromMateOptions *o = F->o;
-  if ((o->stop && *o->stop) || (o->time_ms && now_ms() - F->t0 >= o->time_ms) ||
+  uint64_t t = now_ms();
+  if (o->on_progress && t - F->last_progress >= (o->progress_ms ? o->progress_ms : 1000)) {
+    F->last_progress = t;
+    o->on_progress(o->progress_ctx, F->plies, F->r->candidates, F->r->works, t - F->t0);
+  }
+  if ((o->stop && *o->stop) || (o->time_ms && t - F->t0 >= o->time_ms) ||
       (o->max_nodes && F->r->candidates >= o->max_nodes) || (o->max_works && F->r->works >= o->max_works)) {
     F->r->cut = true;
     return true;
@@ -904,7 +986,8 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
     return ts_error_set(err, TS_ERR_ILLEGAL, "<picture>", 0, 0, "the side to move is not mated");
   if (m.hand[att])
     return ts_error_set(err, TS_ERR_ILLEGAL, "<picture>", 0, 0, "the attacker's hand is not empty at the mate");
-  FromMate F = {.c = c, .o = o, .r = r, .t0 = now_ms()};
+  FromMate F = {.c = c, .o = o, .r = r, .t0 = o->t0_ms ? o->t0_ms : now_ms(), .plies = 1};
+  F.last_progress = now_ms();
   check_report_init(&F.rep);
   UnMoveList *ul = malloc(sizeof *ul), *ul2 = malloc(sizeof *ul2);
   FmLevel cur = {0}, next = {0};
@@ -924,6 +1007,7 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
     if ((rc = fm_judge(&F, &p, line, 1, &cur))) goto out;
   }
   for (int len = 3; len <= o->max_moves && cur.n && !fm_cut(&F); len += 2) {
+    F.plies = len;
     for (size_t w = 0; w < cur.n && !fm_cut(&F); w++) {
       const FmNode *nd = &cur.v[w];
       retro_generate(&nd->pos, ul); /* the defender's un-moves */

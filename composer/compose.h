@@ -28,8 +28,14 @@
  * `stall` iterations in a row without a better D the run starts again (a
  * restart), in turn from the best complete work found (to make it longer),
  * from the input without the floor (the seed's plain order), and from the
- * input with the floor; it stops at the budget (time, iterations) or when
- * `restarts` restarts in a row found no better complete work. The best
+ * input with the floor, each changed by one to three random steps (a piece
+ * taken off, moved to a square next to it, or added by Table 1; unchanged when
+ * the changed diagram has no mate); it stops only at the budget (time,
+ * iterations, the stop flag), or when a cap `restarts` is given and that many
+ * restarts in a row found no better complete work. With a time budget the
+ * loop ends early when there is a complete work, by what the lean-up below
+ * should take (two checks per piece at the run's mean time per check, at most
+ * a twentieth of the budget and 30 s); the lean-up ends at the deadline. The best
  * complete work seen (longest, then fewest pieces) is kept apart from D, so a
  * short complete work is the result only when no longer one was found; at
  * the end pieces are taken off it one by one while it stays complete with the
@@ -87,18 +93,27 @@ typedef struct {
 } ComposeStep;
 
 typedef struct {
-  uint64_t iterations, checks, accepted;
+  uint64_t iterations, checks, accepted, restarts;
   uint64_t elapsed_ms;
   ComposeScore current;     /* the diagram the iterations start from */
   ComposeScore best_complete; /* valid == false while none */
 } ComposeProgress;
 
+/* Milliseconds on the clock the composer's budgets are read on (monotonic). */
+uint64_t compose_now_ms(void);
+
 typedef struct {
   uint64_t seed;
-  uint64_t time_ms;        /* 0: no time limit */
+  uint64_t time_ms;        /* 0: no time limit. Looked at between checker questions; a
+                            * question in progress ends at the deadline only when the
+                            * checker's CheckOptions.stop is `stop` below and the caller
+                            * sets it then (tsume compose does, from a timer thread) */
+  uint64_t t0_ms;          /* start of the time budget on compose_now_ms()'s clock (0: when
+                            * compose_run starts); lets a caller count its own set-up */
   uint64_t iterations;     /* 0: no iteration limit */
   uint64_t stall;          /* iterations without a better diagram before a restart (default 300, 0 = never) */
-  uint64_t restarts;       /* restarts in a row without a better complete work before stopping (default 8) */
+  uint64_t restarts;       /* 0 (default): no cap; else stop after this many restarts in a row
+                            * without a better complete work (stop_reason "restarts") */
   bool keep_king;          /* keep the attacker's king (else taken off while the diagram stays a mate) */
   int max_pieces;          /* pieces on the board and in the attacker's hand, 0 = no limit */
   bool no_promoted;        /* no promoted piece is added or made by a replacement */
@@ -127,7 +142,7 @@ typedef struct {
   uint64_t time_ms;
   bool king_dropped;       /* the start had an attacker's king and best has none */
   Square king_square;      /* where it stood (SQ_NONE when the start had none) */
-  const char *stop_reason; /* "stall", "iterations", "time", "stop", "nomate" */
+  const char *stop_reason; /* "time", "iterations", "stop", "restarts" (the cap), "nomate" */
 } ComposeResult;
 
 /*
@@ -156,7 +171,12 @@ typedef struct {
   uint64_t max_works;  /* stop after this many works (0 = no limit) */
   uint64_t max_nodes;  /* positions looked at (0 = no limit) */
   uint64_t time_ms;
+  uint64_t t0_ms;      /* start of the time budget (compose_now_ms; 0: when the call starts) */
   volatile int *stop;
+  /* about every progress_ms (0 = 1000): plies being looked at, positions judged, works found */
+  void (*on_progress)(void *ctx, int plies, uint64_t candidates, uint64_t works, uint64_t elapsed_ms);
+  void *progress_ctx;
+  uint64_t progress_ms;
   /* called for each complete work found, in order of length (shortest first) */
   int (*on_work)(void *ctx, const Position *pos, const Move *line, int n, const CheckReport *rep);
   void *work_ctx;

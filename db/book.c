@@ -3,9 +3,11 @@
  * pages at the end from a temporary file of one row per work (so memory does
  * not grow with the selection), the histogram from a count per length.
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "book.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,8 @@
 #include "svg.h"
 
 struct Book {
-  char *dir;
+  char *dir;               /* the staging folder the book is built in (beside target) */
+  char *target;            /* the folder it becomes at book_close */
   char *title, *selection; /* escaped for HTML */
   bool player;
   FILE *rows;              /* one line per work: number, id, length, flags, pieces */
@@ -123,33 +126,106 @@ static bool book_put_text(FILE *f, const char *s) {
 
 /* ---------------------------------------------------------------- open / add */
 
+/* Removes path and everything under it (symbolic links are removed, not followed). */
+static void book_remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    if (d) {
+      struct dirent *e;
+      while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char sub[4096];
+        if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub) book_remove_tree(sub);
+      }
+      closedir(d);
+    }
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+/* "PARENT/.NAME.tmpXXXXXX" beside dir (trailing slashes ignored), made by mkdtemp. */
+static char *book_staging_make(const char *dir) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  size_t name = n;
+  while (name > 0 && dir[name - 1] != '/') name--;
+  size_t cap = n + 32;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  snprintf(t, cap, "%.*s.%.*s.tmpXXXXXX", (int)name, dir, (int)(n - name), dir + name);
+  if (!mkdtemp(t)) {
+    free(t);
+    return NULL;
+  }
+  /* mkdtemp makes it 0700: the book gets the mode a plain mkdir would give */
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(t, 0777 & ~mask);
+  return t;
+}
+
+bool book_dir_is_book(const char *dir) {
+  char m[4096];
+  if (snprintf(m, sizeof m, "%s/" BOOK_MARKER, dir) >= (int)sizeof m) return false;
+  FILE *f = fopen(m, "rb");
+  if (!f) return false;
+  char line[64] = "";
+  bool ok = fgets(line, sizeof line, f) != NULL && !strncmp(line, BOOK_MARKER_TEXT, strlen(BOOK_MARKER_TEXT));
+  fclose(f);
+  return ok;
+}
+
+static void book_free(Book *b) {
+  if (b->rows) fclose(b->rows);
+  free(b->count_by_len);
+  free(b->dir);
+  free(b->target);
+  free(b->title);
+  free(b->selection);
+  free(b);
+}
+
+void book_abort(Book *b) {
+  if (!b) return;
+  if (b->dir) book_remove_tree(b->dir);
+  book_free(b);
+}
+
 int book_open(const char *dir, const char *title, const char *selection, const char *player_dir, Book **out,
               TsError *err) {
   *out = NULL;
   Book *b = calloc(1, sizeof *b);
   if (!b) return ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
-  b->dir = strdup(dir);
+  /* a symbolic link to a folder stays one: the folder it names is replaced */
+  struct stat lst, st;
+  bool link_to_dir = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+  b->target = link_to_dir ? realpath(dir, NULL) : strdup(dir);
+  if (b->target) dir = b->target;
   b->title = svg_xml_escape(title ? title : "tsume");
   b->selection = svg_xml_escape(selection ? selection : "");
   b->rows = tmpfile();
   int rc = TS_OK;
-  if (!b->dir || !b->title || !b->selection) rc = ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
+  if (!b->target || !b->title || !b->selection) rc = ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
   else if (!b->rows) rc = book_io_error(err, "temporary file", "cannot create");
+  if (!rc && !(b->dir = book_staging_make(dir))) rc = book_io_error(err, dir, "cannot create a folder beside it");
   char path[4096];
-  if (!rc) rc = book_mkdir(dir, err);
-  snprintf(path, sizeof path, "%s/w", dir);
+  snprintf(path, sizeof path, "%s/w", b->dir ? b->dir : dir);
   if (!rc) rc = book_mkdir(path, err);
   if (!rc && player_dir) {
     char main_js[4096];
     snprintf(main_js, sizeof main_js, "%s/kifu-for-js.min.js", player_dir);
     if (access(main_js, R_OK) == 0) {
-      snprintf(path, sizeof path, "%s/player", dir);
+      snprintf(path, sizeof path, "%s/player", b->dir);
       rc = book_mkdir(path, err);
       if (!rc) rc = book_copy_dir(player_dir, path, err);
       /* the package's licence sits one folder up from its bundle */
       char lic[4096], to[4096];
       snprintf(lic, sizeof lic, "%s/../LICENSE.txt", player_dir);
-      snprintf(to, sizeof to, "%s/player/LICENSE.txt", dir);
+      snprintf(to, sizeof to, "%s/player/LICENSE.txt", b->dir);
       FILE *in = rc ? NULL : fopen(lic, "rb");
       if (in) {
         FILE *o = fopen(to, "wb");
@@ -163,11 +239,7 @@ int book_open(const char *dir, const char *title, const char *selection, const c
     }
   }
   if (rc) {
-    if (b->rows) fclose(b->rows);
-    free(b->dir);
-    free(b->title);
-    free(b->selection);
-    free(b);
+    book_abort(b);
     return rc;
   }
   *out = b;
@@ -483,6 +555,43 @@ static int book_list_page(Book *b, unsigned long long page, unsigned long long p
   return book_file_commit(&bf, err);
 }
 
+/* The staging folder becomes the target: renamed when the target is absent,
+ * exchanged with it in one step when it exists (the old book then removed),
+ * else the old one moved aside first. */
+static int book_publish(Book *b, TsError *err) {
+  struct stat st;
+  if (lstat(b->target, &st) != 0) {
+    if (rename(b->dir, b->target) != 0) return book_io_error(err, b->target, "cannot rename the book into place");
+    return TS_OK;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return book_io_error(err, b->target, "cannot replace");
+  }
+  if (renameat2(AT_FDCWD, b->dir, AT_FDCWD, b->target, RENAME_EXCHANGE) == 0) {
+    book_remove_tree(b->dir); /* the old book, now under the staging name */
+    return TS_OK;
+  }
+  char *old = book_staging_make(b->target);
+  if (!old) return book_io_error(err, b->target, "cannot create a folder beside it");
+  rmdir(old);
+  if (rename(b->target, old) != 0) {
+    int rc = book_io_error(err, b->target, "cannot move the old book aside");
+    free(old);
+    return rc;
+  }
+  if (rename(b->dir, b->target) != 0) {
+    int rc = book_io_error(err, b->target, "cannot rename the book into place");
+    if (rename(old, b->target) != 0) { /* the old book stays under its temporary name */
+    }
+    free(old);
+    return rc;
+  }
+  book_remove_tree(old);
+  free(old);
+  return TS_OK;
+}
+
 int book_close(Book *b, TsError *err) {
   int rc = TS_OK;
   BookFile bf;
@@ -495,11 +604,17 @@ int book_close(Book *b, TsError *err) {
   if (!rc) rewind(b->rows);
   unsigned long long pages = b->n ? (b->n + BOOK_PAGE_WORKS - 1) / BOOK_PAGE_WORKS : 1;
   for (unsigned long long p = 1; p <= pages && !rc; p++) rc = book_list_page(b, p, pages, err);
-  fclose(b->rows);
-  free(b->count_by_len);
-  free(b->dir);
-  free(b->title);
-  free(b->selection);
-  free(b);
-  return rc;
+  if (!rc) rc = book_file_open(b, BOOK_MARKER, &bf, err);
+  if (!rc) {
+    fputs(BOOK_MARKER_TEXT "\nThis folder was written by tsume export --html; a later export may replace it whole.\n",
+          bf.f);
+    rc = book_file_commit(&bf, err);
+  }
+  if (!rc) rc = book_publish(b, err);
+  if (rc) {
+    book_abort(b);
+    return rc;
+  }
+  book_free(b);
+  return TS_OK;
 }

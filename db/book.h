@@ -12,12 +12,19 @@
  *   DIR/w/0000/<id>.svg   the diagram, used as the list's picture
  *   DIR/player/          kifu-for-js's bundle, copied from the directory given
  *   DIR/book.css
- * Every file is written under a temporary name and renamed when complete.
+ *   DIR/.tsume-book      the marker: its first line is BOOK_MARKER_TEXT
+ * The book is built in a staging folder beside DIR (".DIR.tmpXXXXXX") and
+ * becomes DIR only at book_close, in one rename (an existing DIR is exchanged
+ * with it and then removed): a failed, empty or killed export leaves DIR as it
+ * was (a killed one may leave the hidden staging folder). Whether an existing
+ * DIR may be replaced is the caller's decision (book_dir_is_book tells a book
+ * this program wrote).
  *
  * Typical use:
  *   Book *b; if (book_open(dir, "G2P1図式", "--complete", player_dir, &b, &err)) ...
  *   for each work: BookWork w = {...}; if (book_add(b, &w, &err)) ...
- *   rc = book_close(b, &err);   // writes the list pages; frees b in every case
+ *   if (nothing added or an error) book_abort(b);          // nothing written
+ *   else rc = book_close(b, &err);  // list pages, then DIR; frees b in every case
  */
 #ifndef TSUME_BOOK_H
 #define TSUME_BOOK_H
@@ -31,6 +38,10 @@
 /* Works per list page and per folder of work pages. */
 #define BOOK_PAGE_WORKS 500
 #define BOOK_FOLDER_WORKS 1000
+
+/* The file that marks a folder as a book of this program, and its first line. */
+#define BOOK_MARKER ".tsume-book"
+#define BOOK_MARKER_TEXT "tsume-book 1"
 
 typedef struct {
   const char *id;       /* file name stem, e.g. "G2P1-07-000012" ([A-Za-z0-9._-] only) */
@@ -46,7 +57,7 @@ typedef struct {
 typedef struct Book Book;
 
 /*
- * Creates DIR (and its folders) and starts a book titled `title` (UTF-8), with
+ * Creates the staging folder beside DIR (and its folders) and starts a book titled `title` (UTF-8), with
  * `selection` (e.g. the export options) written under the title. player_dir is
  * the kifu-for-js bundle folder (kifu-for-js.min.js and its chunks), copied into
  * DIR/player; NULL or a folder without the bundle: no player (book_has_player).
@@ -58,7 +69,13 @@ int book_open(const char *dir, const char *title, const char *selection, const c
 int book_add(Book *b, const BookWork *w, TsError *err);
 /* Whether the player was copied into the book. */
 bool book_has_player(const Book *b);
-/* Writes the list pages and the style sheet, and frees b (also on error). */
+/* Writes the list pages, the style sheet and the marker, then makes the
+ * staging folder DIR (replacing an existing DIR), and frees b (also on error:
+ * then the staging folder is removed and DIR left as it was). */
 int book_close(Book *b, TsError *err);
+/* Removes the staging folder and frees b: nothing is written. */
+void book_abort(Book *b);
+/* Whether dir holds the marker of a book this program wrote. */
+bool book_dir_is_book(const char *dir);
 
 #endif

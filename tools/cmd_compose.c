@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "cli.h"
@@ -37,11 +39,15 @@ static const char COMPOSE_HELP[] =
     "longer mate, fewer flaws, more pieces). The defender's hand is every piece not\n"
     "on the board or in the attacker's hand.\n"
     "  --seed N          random choices (default 1): the same seed, the same run\n"
-    "  --time-ms T       time budget (default 600000)\n"
-    "  --iterations N    iteration budget (default: none)\n"
+    "  --time-ms T       time budget of the whole command, set-up and output included\n"
+    "                    (default 600000; 0: none). A checker question in progress when\n"
+    "                    it ends is stopped; what was found so far is the result\n"
+    "  --iterations N    iteration budget, N >= 1 (default: none)\n"
     "  --stall N         restart after N iterations without a better diagram (default 300):\n"
-    "                    from the best complete work, from the input, in turn\n"
-    "  --restarts N      stop after N restarts in a row without a better complete work (default 8)\n"
+    "                    from the best complete work, from the input, in turn, each changed\n"
+    "                    by one to three random steps (the same --seed, the same steps)\n"
+    "  --restarts N      also stop after N restarts in a row without a better complete\n"
+    "                    work (default: no such cap; the run stops at its budget)\n"
     "  --keep-king       keep the attacker's king (by default it is taken off when the\n"
     "                    diagram stays a mate: a tsume problem has none)\n"
     "  --threads N       N runs with seeds N, N+1, ... side by side; the best is kept (default 1)\n"
@@ -52,25 +58,35 @@ static const char COMPOSE_HELP[] =
     "  --out FILE        write the result as KIF to FILE (.kifu UTF-8, else Shift_JIS); it is\n"
     "                    rewritten (temporary file + rename) at every better work, so a killed\n"
     "                    run leaves its best so far; without --out the KIF goes to stdout (UTF-8)\n"
-    "  --history FILE    every accepted step as a JSON line\n"
+    "  --history FILE    every accepted step as a JSON line; a failed write stops the run\n"
+    "                    (its work is still written), exit status 3\n"
     "  --db PATH         also store the result (--from-mate: every work) as records of the\n"
     "                    problem database PATH (created when absent, material \"compose\"),\n"
     "                    with the checker's flags, for tsume query / export / verify\n"
     "  --call-nodes N    nodes of one solver question of the checker (default 300000)\n"
     "  --hash MB         checker's table (default 64)\n"
-    "  --quiet           no progress on stderr\n"
-    "  --json            a last line {\"result\":\"complete|improved|unchanged\",\"sfen\":...,\n"
-    "                    \"length\":N,\"line\":[...],\"flaws\":[...],\"start\":{...},\n"
-    "                    \"iterations\":N,\"checks\":N,\"time_ms\":N,\"stop_reason\":...}\n"
+    "  --quiet           no progress on stderr (why nothing was found is still said)\n"
+    "  --json            a last line {\"result\":\"complete|improved|unchanged|unknown\",\n"
+    "                    \"sfen\":...,\"length\":N,\"line\":[...],\"flaws\":[...],\"start\":{...},\n"
+    "                    \"iterations\":N,\"checks\":N,\"restarts\":N,\"time_ms\":N (wall time of\n"
+    "                    the command),\"stop_reason\":\"time|iterations|restarts|stop\"}; \"unknown\":\n"
+    "                    no mate was found within the budget (not a proof that there is none)\n"
+    "Every output (--out, --db, --history) is tried before the search starts: a missing\n"
+    "or read-only folder is exit 3 at once. When the work cannot be written at the end\n"
+    "it is printed on stdout instead, and the exit status is 3.\n"
     "--from-mate: every complete work of up to --max-moves plies (default 7) whose main\n"
     "line ends in the given mate (defender to move, mated, attacker's hand empty), built\n"
     "back by un-moves; un-captures may bring pieces from the defender's hand, bounded by\n"
-    "--max-pieces (default: the picture's pieces + 2). Printed longest first, one per\n"
-    "line: 'length<TAB>sfen<TAB>usi line'; --out FILE writes them as KIF records.\n"
+    "--max-pieces (default: the picture's pieces + 2). Each work is printed as it is\n"
+    "found (shortest first), one per line: 'length<TAB>sfen<TAB>usi line'; progress\n"
+    "(plies, positions judged, works) goes to stderr once a second; --out FILE writes\n"
+    "them as KIF records at the end, longest first.\n"
     "  --max-moves N     longest work looked for\n"
     "  --max-works N     stop after N works\n"
-    "Exit status: 0 a complete work (or, --from-mate, at least one), 1 none, 2 bad usage\n"
-    "or input (no mate, an illegal diagram, a line that is not a mate), 3 I/O.\n";
+    "Exit status: 0 a complete work (or, --from-mate, at least one), 1 none (also when\n"
+    "no mate of the diagram was found within the budget: \"unknown\", not \"no mate\"),\n"
+    "2 bad usage or input (no mate, an illegal diagram, a line that is not a mate),\n"
+    "3 I/O (an output that cannot be written, even when the work was printed instead).\n";
 
 typedef struct {
   /* options */
@@ -79,15 +95,20 @@ typedef struct {
   int threads;
   const char *out_path, *history_path, *db_path;
   bool json, quiet, utf8;
+  uint64_t t0;             /* the command's start (compose_now_ms): the budget counts from here */
   /* shared state */
   pthread_mutex_t mu;
   FILE *history;
+  bool history_failed;     /* a history line could not be written: the run stops, exit 3 */
+  bool out_warned;         /* a best-so-far write to --out failed (said once) */
   int worker_of_best; /* which worker's work is in the file */
   ComposeScore file_score;
   bool file_written;
   int rc_io;
   TsError io_err;
-  volatile int stop;
+  volatile int stop;       /* every worker and every checker question: set at the deadline */
+  volatile int post_stop;  /* the KIF's 変化 after the run: set a little after the deadline */
+  volatile int done;       /* the timer thread ends */
 } Shared;
 
 typedef struct {
@@ -103,6 +124,7 @@ typedef struct {
 /* ---- KIF of a work ---- */
 
 #define COMPOSE_MAX_BRANCHES 40
+#define COMPOSE_DB_MATERIAL "compose"
 
 
 static void flaws_text(const CheckReport *rep, const Position *pos, char *out, size_t n) {
@@ -172,7 +194,14 @@ static void on_step(void *ctx, const ComposeStep *st) {
             (unsigned long long)st->iteration, compose_step_name(st->kind), sfen);
     score_json(sh->history, &st->score);
     fprintf(sh->history, "}\n");
-    fflush(sh->history);
+    if (!sh->history_failed && (fflush(sh->history) != 0 || ferror(sh->history))) {
+      /* the history is lost from here on: stop the run, keep its work, exit 3 */
+      int e = errno;
+      sh->history_failed = true;
+      sh->stop = 1;
+      cli_message("compose", "%s: write failed: %s; the run stops here (its work is still written)",
+                  sh->history_path, strerror(e ? e : EIO));
+    }
   }
   /* the best so far on disk: complete works first, else the best diagram */
   if (sh->out_path && st->score.valid && file_better(&st->score, &sh->file_score, sh->file_written)) {
@@ -184,6 +213,9 @@ static void on_step(void *ctx, const ComposeStep *st) {
         outfile_write_all(sh->out_path, bytes, len, &err) == TS_OK) {
       sh->file_score = st->score;
       sh->file_written = true;
+    } else if (!sh->out_warned) {
+      sh->out_warned = true;
+      cli_message("compose", "%s: the best so far cannot be written (%s); the search goes on", sh->out_path, err.msg);
     }
     free(bytes);
   }
@@ -196,13 +228,16 @@ static void on_progress(void *ctx, const ComposeProgress *p) {
   if (sh->quiet) return;
   pthread_mutex_lock(&sh->mu);
   double rate = p->elapsed_ms ? (double)p->checks * 1000.0 / (double)p->elapsed_ms : 0;
-  fprintf(stderr, "tsume compose: [%d] %llu it, %llu checks (%.1f/s), %llu accepted; current ", w->index,
-          (unsigned long long)p->iterations, (unsigned long long)p->checks, rate, (unsigned long long)p->accepted);
+  fprintf(stderr, "tsume compose: [%d] %llu it, %llu checks (%.1f/s), %llu accepted, %llu restarts; current ", w->index,
+          (unsigned long long)p->iterations, (unsigned long long)p->checks, rate, (unsigned long long)p->accepted,
+          (unsigned long long)p->restarts);
   if (p->current.valid)
     fprintf(stderr, "%d plies, %d 余詰, %d flaws, %d pieces, %s", p->current.length, p->current.yozume,
             p->current.defects, p->current.pieces, check_verdict_name(p->current.verdict));
-  else
+  else if (p->current.verdict == CHECK_NOMATE)
     fprintf(stderr, "no mate");
+  else
+    fprintf(stderr, "no mate found yet");
   if (p->best_complete.valid)
     fprintf(stderr, "; best complete %d plies, %d pieces", p->best_complete.length, p->best_complete.pieces);
   fprintf(stderr, "\n");
@@ -219,6 +254,65 @@ static void *worker_main(void *arg) {
   w->rc = compose_run(c, &w->pos, &w->co, &w->res);
   check_free(c);
   return NULL;
+}
+
+/* The deadline: sets sh->stop at the end of the time budget (every worker and every
+ * checker question in progress see it), then sh->post_stop a hundredth of the budget
+ * later (at least 20 ms), which ends the solver calls of the final KIF's 変化. */
+static void *timer_main(void *arg) {
+  Shared *sh = arg;
+  uint64_t end = sh->t0 + sh->co.time_ms, slack = sh->co.time_ms / 100 > 20 ? sh->co.time_ms / 100 : 20;
+  while (!sh->done) {
+    uint64_t t = compose_now_ms();
+    if (t >= end) sh->stop = 1;
+    if (t >= end + slack) {
+      sh->post_stop = 1;
+      break;
+    }
+    struct timespec ts = {0, 2 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+/* Can the database at path take the result? It is opened as db_store will open it
+ * (an enumerator's database is refused) and closed; an absent one is not created,
+ * but its folder must take the lock file. Exit status (0 or 3). */
+static int db_probe(const char *path) {
+  TsDbWriterLock *lock = NULL;
+  TsError err;
+  int rc = tsdb_writer_lock(path, &lock, &err);
+  if (rc) return cli_fail("compose", &err);
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    TsDbMeta meta;
+    memset(&meta, 0, sizeof meta);
+    snprintf(meta.material, sizeof meta.material, "%s", COMPOSE_DB_MATERIAL);
+    TsDb *db = NULL;
+    rc = tsdb_open(path, TSDB_CREATE, &meta, &db, &err);
+    if (!rc) tsdb_close(db);
+  }
+  tsdb_writer_unlock(lock);
+  return rc ? cli_fail("compose", &err) : 0;
+}
+
+/* Every output tried before the search: a run is not spent to find its file
+ * cannot be written. Exit status (0 or 3). */
+static int outputs_probe(Shared *sh, bool history) {
+  TsError err;
+  if (sh->out_path && outfile_probe(sh->out_path, &err)) return cli_fail("compose", &err);
+  if (sh->db_path) {
+    int st = db_probe(sh->db_path);
+    if (st) return st;
+  }
+  if (history && sh->history_path) {
+    sh->history = fopen(sh->history_path, "w");
+    if (!sh->history) {
+      cli_message("compose", "%s: %s", sh->history_path, strerror(errno));
+      return 3;
+    }
+  }
+  return 0;
 }
 
 /* Runs fn(arg) on a thread with a large stack (deep solver recursion). */
@@ -289,7 +383,6 @@ static void record_make(const Position *pos, const Move *line, int n, uint32_t f
   for (int i = 0; i < n; i++) r->line[i] = move_compact(mirrored ? move_mirror(line[i]) : line[i]);
 }
 
-#define COMPOSE_DB_MATERIAL "compose"
 
 /* Adds n records to the database at path in one transaction (created when absent,
  * material "compose"), then the figures that mark it finished. Exit status. */
@@ -331,7 +424,30 @@ typedef struct {
 typedef struct {
   FoundWork *v;
   size_t n, cap;
+  Shared *sh;
 } FoundList;
+
+/* 'length<TAB>sfen<TAB>usi line' on stdout, at once (a long run shows its works as it goes). */
+static void found_print(const FoundWork *w) {
+  char sfen[SFEN_MAX];
+  sfen_write(&w->pos, sfen, sizeof sfen);
+  printf("%d\t%s\t", w->n, sfen);
+  for (int i = 0; i < w->n; i++) {
+    char mv[8];
+    usi_move_write(w->line[i], mv);
+    printf("%s%s", i ? " " : "", mv);
+  }
+  printf("\n");
+  fflush(stdout);
+}
+
+static void fm_progress(void *ctx, int plies, uint64_t candidates, uint64_t works, uint64_t elapsed_ms) {
+  Shared *sh = ctx;
+  if (sh->quiet) return;
+  double rate = elapsed_ms ? (double)candidates * 1000.0 / (double)elapsed_ms : 0;
+  fprintf(stderr, "tsume compose: --from-mate: %d-ply works: %llu positions judged (%.0f/s), %llu works, %.1f s\n",
+          plies, (unsigned long long)candidates, rate, (unsigned long long)works, (double)elapsed_ms / 1000.0);
+}
 
 static int found_add(void *ctx, const Position *pos, const Move *line, int n, const CheckReport *rep) {
   FoundList *l = ctx;
@@ -348,6 +464,7 @@ static int found_add(void *ctx, const Position *pos, const Move *line, int n, co
   FoundWork *w = &l->v[l->n++];
   *w = (FoundWork){*pos, m, n, 0, 1};
   w->flags = report_flags(rep, &w->root_mates);
+  found_print(w);
   return TS_OK;
 }
 
@@ -384,8 +501,11 @@ static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int ma
   j->fo.max_pieces = max_pieces ? max_pieces : pieces + 2;
   j->fo.max_works = max_works;
   j->fo.time_ms = sh->co.time_ms;
+  j->fo.t0_ms = sh->t0;
   j->fo.stop = &sh->stop;
-  FoundList found = {0};
+  j->fo.on_progress = fm_progress;
+  j->fo.progress_ctx = sh;
+  FoundList found = {.sh = sh};
   j->fo.on_work = found_add;
   j->fo.work_ctx = &found;
   pthread_t t;
@@ -412,15 +532,6 @@ static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int ma
   }
   for (size_t k = found.n; k-- > 0;) {
     const FoundWork *w = &found.v[k];
-    char sfen[SFEN_MAX];
-    sfen_write(&w->pos, sfen, sizeof sfen);
-    printf("%d\t%s\t", w->n, sfen);
-    for (int i = 0; i < w->n; i++) {
-      char mv[8];
-      usi_move_write(w->line[i], mv);
-      printf("%s%s", i ? " " : "", mv);
-    }
-    printf("\n");
     if (to_file) {
       CheckReport rep;
       check_report_init(&rep);
@@ -493,6 +604,9 @@ static bool parse_kinds(const char *s, unsigned *mask) {
 int cmd_compose(int argc, char **argv) {
   Shared *sh = calloc(1, sizeof *sh);
   if (!sh) return 3;
+  sh->t0 = compose_now_ms();
+  pthread_t timer;
+  bool timer_on = false;
   compose_options_default(&sh->co);
   sh->co.time_ms = 600000;
   check_options_default(&sh->ck);
@@ -530,7 +644,13 @@ int cmd_compose(int argc, char **argv) {
     case 'q': sh->quiet = true; break;
     case 's': sh->co.seed = v; break;
     case 'T': sh->co.time_ms = v; break;
-    case 'I': sh->co.iterations = v; break;
+    case 'I':
+      if (v < 1) {
+        status = cli_usage_error("compose", "--iterations needs 1 or more (leave it out for no iteration limit)");
+        goto out;
+      }
+      sh->co.iterations = v;
+      break;
     case 'S': sh->co.stall = v; break;
     case 'R': sh->co.restarts = v; break;
     case 'K': sh->co.keep_king = true; break;
@@ -586,6 +706,8 @@ int cmd_compose(int argc, char **argv) {
     sh->utf8 = true;
   }
   pthread_mutex_init(&sh->mu, NULL);
+  sh->ck.stop = &sh->stop; /* a question in progress ends at the deadline */
+  sh->co.t0_ms = sh->t0;
   int i = optind, used = 0;
   Position pos;
   TsError err;
@@ -600,6 +722,8 @@ int cmd_compose(int argc, char **argv) {
       status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
       goto out;
     }
+    if ((status = outputs_probe(sh, false))) goto out;
+    if (sh->co.time_ms) timer_on = pthread_create(&timer, NULL, timer_main, sh) == 0;
     status = run_from_mate(sh, &pos, max_moves, sh->co.max_pieces, max_works);
     goto out;
   }
@@ -644,15 +768,12 @@ int cmd_compose(int argc, char **argv) {
       w->co.keep_n = n;
     }
   }
-  if (sh->history_path) {
-    sh->history = fopen(sh->history_path, "w");
-    if (!sh->history) {
-      cli_message("compose", "%s: %s", sh->history_path, strerror(errno));
-      status = 3;
-      free(ws);
-      goto out;
-    }
+  if ((status = outputs_probe(sh, true))) {
+    free(ws);
+    goto out;
   }
+  /* without a timer thread the budget is still looked at between questions */
+  if (sh->co.time_ms) timer_on = pthread_create(&timer, NULL, timer_main, sh) == 0;
   pthread_t *ts = calloc((size_t)sh->threads, sizeof *ts);
   bool *started = calloc((size_t)sh->threads, sizeof *started);
   for (int k = 0; k < sh->threads; k++) started[k] = thread_run(&ts[k], worker_main, &ws[k]) == 0;
@@ -691,26 +812,33 @@ int cmd_compose(int argc, char **argv) {
     status = 2;
     goto out;
   }
-  /* the KIF: to --out (the final state replaces the best-so-far file) or stdout */
+  /* the KIF: to --out (the final state replaces the best-so-far file) or stdout; a work
+   * whose file cannot be written is printed on stdout instead (exit 3) */
+  bool io_failed = sh->history_failed;
   char *bytes = NULL;
   size_t len = 0;
   CheckOptions vo;
   check_options_default(&vo);
+  vo.stop = &sh->post_stop; /* the 変化 take what is left of the budget, and a little more */
   Checker *vc = check_create(&vo);
+  if (vc && sh->co.time_ms) {
+    SolverOptions so = *solver_options(check_solver(vc));
+    uint64_t now = compose_now_ms(), end = sh->t0 + sh->co.time_ms;
+    so.time_ms = end > now + 20 ? end - now : 20;
+    so.stop = &sh->post_stop;
+    solver_set_options(check_solver(vc), &so);
+  }
   rc = r->report.line_length > 0 ? work_kif(vc ? check_solver(vc) : NULL, &r->best, &r->report, r->complete,
                                             ws[best].co.seed, sh->utf8, &bytes, &len, &err)
                                  : TS_ERR_NOTFOUND;
   check_free(vc);
   if (rc == TS_OK) {
-    if (sh->out_path) {
-      if (outfile_write_all(sh->out_path, bytes, len, &err)) {
-        free(bytes);
-        status = cli_fail("compose", &err);
-        for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
-        free(ws);
-        goto out;
-      }
-    } else {
+    if (sh->out_path && outfile_write_all(sh->out_path, bytes, len, &err)) {
+      cli_fail("compose", &err);
+      cli_message("compose", "the work is printed on stdout instead");
+      io_failed = true;
+      fwrite(bytes, 1, len, stdout);
+    } else if (!sh->out_path) {
       fwrite(bytes, 1, len, stdout);
     }
   }
@@ -723,30 +851,36 @@ int cmd_compose(int argc, char **argv) {
     int st = rec ? db_store(sh->db_path, rec, 1) : 3;
     if (!rec) cli_message("compose", "out of memory");
     free(rec);
-    if (st) {
-      for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
-      free(ws);
-      status = st;
-      goto out;
-    }
+    if (st) io_failed = true;
   }
-  const char *result = r->complete ? "complete" : compose_better(&r->best_score, &r->start_score) ? "improved" : "unchanged";
+  /* no line at all: the start was not solved within the budget (a diagram without a
+   * mate was refused above), which is not a proof that it has none */
+  bool unknown = !r->best_score.valid && r->report.line_length == 0;
+  const char *result = r->complete ? "complete"
+                       : unknown   ? "unknown"
+                       : compose_better(&r->best_score, &r->start_score) ? "improved"
+                                                                         : "unchanged";
   if (r->king_dropped && !sh->quiet) {
     static const char *RANK[10] = {"", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
     char sq[16];
     snprintf(sq, sizeof sq, "%d%s", sq_file(r->king_square), RANK[sq_rank(r->king_square)]);
     fprintf(stderr, "tsume compose: the attacker's king on %s is taken off (a tsume problem has none; --keep-king keeps it)\n", sq);
   }
-  uint64_t iters = 0, checks = 0;
+  uint64_t iters = 0, checks = 0, restarts = 0;
   for (int k = 0; k < sh->threads; k++) {
     iters += ws[k].res.iterations;
     checks += ws[k].res.checks;
+    restarts += ws[k].res.restarts;
   }
-  if (!sh->quiet)
-    fprintf(stderr, "tsume compose: %s: %d plies, %d flaws, %d pieces (start: %d plies, %d flaws, %d pieces); %llu iterations, %llu checks, %llu ms, stopped by %s\n",
+  uint64_t wall = compose_now_ms() - sh->t0;
+  if (unknown)
+    cli_message("compose", "no mate found within the budget (%llu ms): whether the diagram has a mate is not known "
+                "(not \"no mate\"); a larger --time-ms may find one", (unsigned long long)wall);
+  else if (!sh->quiet)
+    fprintf(stderr, "tsume compose: %s: %d plies, %d flaws, %d pieces (start: %d plies, %d flaws, %d pieces); %llu iterations, %llu checks, %llu restarts, %llu ms, stopped by %s\n",
             result, r->best_score.length, r->best_score.defects, r->best_score.pieces, r->start_score.length,
             r->start_score.defects, r->start_score.pieces, (unsigned long long)iters, (unsigned long long)checks,
-            (unsigned long long)r->time_ms, r->stop_reason ? r->stop_reason : "-");
+            (unsigned long long)restarts, (unsigned long long)wall, r->stop_reason ? r->stop_reason : "-");
   if (sh->json) {
     char sfen[SFEN_MAX], ssfen[SFEN_MAX];
     sfen_write(&r->best, sfen, sizeof sfen);
@@ -758,17 +892,26 @@ int cmd_compose(int argc, char **argv) {
     printf(",\"verdict\":\"%s\",\"pieces\":%d,\"start\":{\"sfen\":\"%s\",\"score\":", check_verdict_name(r->report.verdict),
            r->best_score.pieces, ssfen);
     score_json(stdout, &r->start_score);
-    printf("},\"king_dropped\":%s,\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
+    printf("},\"king_dropped\":%s,\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"restarts\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
            r->king_dropped ? "true" : "false", (unsigned long long)ws[best].co.seed, (unsigned long long)iters, (unsigned long long)checks,
-           (unsigned long long)r->time_ms, r->stop_reason ? r->stop_reason : "");
+           (unsigned long long)restarts, (unsigned long long)wall, r->stop_reason ? r->stop_reason : "");
   }
-  status = r->complete ? 0 : 1;
+  status = io_failed ? 3 : r->complete ? 0 : 1;
   for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
   free(ws);
 out:
-  if (sh->history && fclose(sh->history) != 0 && status < 3) {
-    cli_message("compose", "%s: write failed", sh->history_path);
-    status = 3;
+  if (timer_on) {
+    sh->done = 1;
+    pthread_join(timer, NULL);
+  }
+  if (sh->history) {
+    bool bad = ferror(sh->history) != 0;
+    if ((fclose(sh->history) != 0 || bad) && !sh->history_failed) {
+      cli_message("compose", "%s: write failed", sh->history_path);
+      if (status < 3) status = 3;
+    } else if (sh->history_failed && status < 3) {
+      status = 3;
+    }
   }
   free(sh);
   return status;

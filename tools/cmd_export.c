@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 static const char EXPORT_HELP[] =
     "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
     "                    (--kif DIR | --kif-file F | --sfen F | --html DIR) [--utf8]\n"
-    "                    [--no-variations] [--partial]\n"
+    "                    [--no-variations] [--partial] [--force]\n"
     "Writes problems of an enumerated database.\n"
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
@@ -30,7 +31,16 @@ static const char EXPORT_HELP[] =
     "  --html DIR       an HTML book that works offline: DIR/index.html lists the works (500 a\n"
     "                   page: diagram, length, flags, pieces; filter by length and flag; the\n"
     "                   length histogram), DIR/w/NNNN/<id>.html shows each work's 図面, its\n"
-    "                   final position, its KIF with 変化 and a move player (kifu-for-js)\n"
+    "                   final position, its KIF with 変化 and a move player (kifu-for-js).\n"
+    "                   The book is built in a hidden folder beside DIR and renamed to DIR\n"
+    "                   at the end: an export that fails, is killed or finds nothing leaves\n"
+    "                   DIR as it was. DIR/.tsume-book marks a book this program wrote\n"
+    "  --force          --html: replace a DIR that is not empty and not such a book (its\n"
+    "                   files are removed); --kif: write into a DIR that is not empty and\n"
+    "                   holds no .tsume-kif (files of the same name are replaced). Without\n"
+    "                   it such a DIR is refused (exit status 2) and nothing is written.\n"
+    "                   An existing book (--html) or KIF folder of this program (--kif,\n"
+    "                   marked by DIR/.tsume-kif) is replaced without --force\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
@@ -47,6 +57,9 @@ static const char EXPORT_HELP[] =
     "  --partial        export from a database whose enumeration is not finished (in\n"
     "                   progress or interrupted); without it such a database is named\n"
     "                   and nothing is written (exit status 1)\n";
+
+#define EXPORT_KIF_MARKER ".tsume-kif"
+#define EXPORT_KIF_MARKER_TEXT "tsume-kif 1"
 
 typedef struct {
   const char *dir, *kif_file, *sfen_file, *html_dir;
@@ -213,10 +226,47 @@ static int export_one(const TsRecord *r, void *vctx) {
   return 0;
 }
 
+/* Whether dir has no entry but "." and "..". */
+static bool dir_is_empty(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  struct dirent *e;
+  bool empty = true;
+  while (empty && (e = readdir(d)) != NULL) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+  closedir(d);
+  return empty;
+}
+
+/* Whether dir holds the KIF folder marker of an earlier export. */
+static bool dir_has_kif_marker(const char *dir) {
+  char m[4096];
+  if (snprintf(m, sizeof m, "%s/" EXPORT_KIF_MARKER, dir) >= (int)sizeof m) return false;
+  FILE *f = fopen(m, "rb");
+  if (!f) return false;
+  char line[64] = "";
+  bool ok = fgets(line, sizeof line, f) && !strncmp(line, EXPORT_KIF_MARKER_TEXT, strlen(EXPORT_KIF_MARKER_TEXT));
+  fclose(f);
+  return ok;
+}
+
+/* An output folder that already exists is written only when empty, written by this
+ * program before (its marker), or with --force. Exit status 0 or 2. */
+static int target_dir_allowed(const char *dir, bool html, bool force) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return 0;
+  if (!S_ISDIR(st.st_mode)) return cli_usage_error("export", "%s exists and is not a folder; nothing written", dir);
+  if (force || dir_is_empty(dir) || (html ? book_dir_is_book(dir) : dir_has_kif_marker(dir))) return 0;
+  return cli_usage_error("export",
+                         "%s is not empty and is not %s written by tsume export (no %s/%s); nothing written: give "
+                         "another folder, or --force to %s",
+                         dir, html ? "a book" : "a KIF folder", dir, html ? BOOK_MARKER : EXPORT_KIF_MARKER,
+                         html ? "replace it (its files are removed)" : "write into it (files of the same name are replaced)");
+}
+
 static int export_main(int argc, char **argv) {
   const char *path = NULL;
   uint64_t moves = 0;
-  bool have_moves = false, partial = false;
+  bool have_moves = false, partial = false, force = false;
   ExportCtx x;
   memset(&x, 0, sizeof x);
   x.variations = true;
@@ -227,7 +277,7 @@ static int export_main(int argc, char **argv) {
       {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
       {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
       {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
-      {"html", required_argument, NULL, 'H'},
+      {"html", required_argument, NULL, 'H'},    {"force", no_argument, NULL, 'F'},
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -252,6 +302,7 @@ static int export_main(int argc, char **argv) {
     case 'V': x.variations = false; break;
     case 'P': partial = true; break;
     case 'H': x.html_dir = optarg; break;
+    case 'F': force = true; break;
     default: return cli_getopt_error("export", c, argv);
     }
   }
@@ -260,6 +311,10 @@ static int export_main(int argc, char **argv) {
   if (!!x.dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
     return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F, --html DIR");
   if (x.html_dir) x.utf8 = true; /* the book's pages are UTF-8 */
+  if (x.dir || x.html_dir) {
+    int st = target_dir_allowed(x.dir ? x.dir : x.html_dir, x.html_dir != NULL, force);
+    if (st) return st;
+  }
   if (x.kif_file) {
     size_t l = strlen(x.kif_file);
     x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
@@ -311,7 +366,7 @@ static int export_main(int argc, char **argv) {
   x.solver = x.checker ? check_solver(x.checker) : NULL;
   if (!x.solver) {
     tsdb_close(db);
-    if (x.book) book_close(x.book, &err);
+    if (x.book) book_abort(x.book);
     outfile_abort(&x.out);
     fprintf(stderr, "tsume export: out of memory\n");
     return 3;
@@ -320,13 +375,25 @@ static int export_main(int argc, char **argv) {
   check_report_free(&x.report);
   check_free(x.checker);
   tsdb_close(db);
-  if (x.book) {
-    TsError berr;
-    int brc = book_close(x.book, &berr);
-    if (brc && !x.rc) x.rc = brc, x.err = berr;
-  }
   /* the file appears only complete and not empty */
   bool failed = x.rc || (rc && rc != 1);
+  if (x.book) {
+    /* the book appears whole, or not at all (an empty selection writes nothing) */
+    if (failed || !x.written) {
+      book_abort(x.book);
+    } else {
+      TsError berr;
+      int brc = book_close(x.book, &berr);
+      if (brc && !x.rc) x.rc = brc, x.err = berr;
+    }
+  }
+  if (x.dir && x.written && !failed) {
+    char m[4096];
+    snprintf(m, sizeof m, "%s/" EXPORT_KIF_MARKER, x.dir);
+    if (outfile_write_all(m, EXPORT_KIF_MARKER_TEXT "\nKIF files written by tsume export --kif.\n",
+                          strlen(EXPORT_KIF_MARKER_TEXT "\nKIF files written by tsume export --kif.\n"), &x.err))
+      x.rc = TS_ERR_IO;
+  }
   if (failed || !x.written)
     outfile_abort(&x.out);
   else if (outp && outfile_commit(&x.out, &x.err))

@@ -105,3 +105,15 @@ int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *
   }
   return outfile_commit(&o, err);
 }
+
+int outfile_probe(const char *path, TsError *err) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(EISDIR));
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return TS_OK;
+  OutFile o;
+  int rc = outfile_open(&o, path, err);
+  if (rc) return rc;
+  outfile_abort(&o);
+  return TS_OK;
+}

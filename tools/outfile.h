@@ -44,6 +44,12 @@ int outfile_commit(OutFile *o, TsError *err);
 /* Closes and removes the temporary (nothing appears); safe after a commit. */
 void outfile_abort(OutFile *o);
 
+/* Whether path can be written as an OutFile later, without writing it: its
+ * folder exists and takes a new file (a temporary is made there and removed).
+ * A folder fails; a path that exists and is another kind of file is not
+ * opened (a fifo would block) and passes. TS_OK or TS_ERR_IO naming path and the system's reason. */
+int outfile_probe(const char *path, TsError *err);
+
 /* The whole of bytes[0..len) as the file path, through an OutFile. */
 int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *err);
 

@@ -102,6 +102,43 @@ static void test_deterministic(void **state) {
   compose_result_free(&b);
 }
 
+/* A diagram that stalls at once under --max-pieces 4 (B1S1P1 with the king):
+ * the run restarts from changed diagrams until its budget, the same way for
+ * the same seed, and never ends by itself. */
+static void restarts_run(ComposeResult *r) {
+  Position pos;
+  load("7k1/9/6BP1/9/9/9/9/9/9 b S 1", &pos);
+  ComposeOptions o;
+  compose_options_default(&o);
+  o.seed = 5;
+  o.iterations = 600;
+  o.stall = 20;
+  o.max_pieces = 4;
+  CheckOptions co;
+  check_options_default(&co);
+  co.call_nodes = 300000;
+  Checker *c = check_create(&co);
+  assert_non_null(c);
+  assert_int_equal(compose_run(c, &pos, &o, r), TS_OK);
+  check_free(c);
+}
+
+static void test_restarts_until_budget(void **state) {
+  (void)state;
+  ComposeResult a, b;
+  restarts_run(&a);
+  restarts_run(&b);
+  assert_string_equal(a.stop_reason, "iterations");
+  assert_int_equal(a.iterations, 600);
+  assert_true(a.restarts >= 5);
+  assert_int_equal(a.restarts, b.restarts);
+  assert_int_equal(a.checks, b.checks);
+  assert_true(pos_equal(&a.best, &b.best));
+  if (a.complete) assert_complete(&a.best, a.best_score.length);
+  compose_result_free(&a);
+  compose_result_free(&b);
+}
+
 static void test_keep_line(void **state) {
   (void)state;
   Position pos;
@@ -301,6 +338,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_outputs_rechecked),
       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_restarts_until_budget),
       cmocka_unit_test(test_keep_line),
       cmocka_unit_test(test_from_mate_matches_db),
   };
