@@ -65,7 +65,7 @@ static const char CHECK_HELP[] =
     "input (a malformed file, an illegal line or one going past mate: file, line and\n"
     "column are named), 3 I/O error.\n";
 
-#define CHECK_LINE_CAP 4096        /* moves of a line read from a TSV, a SFEN list or --line */
+#define CHECK_LINE_CAP SOURCE_LINE_MAX /* moves of a line read from a TSV, a SFEN list or --line */
 #define CHECK_STACK ((size_t)512 << 20) /* deep searches recurse */
 
 /* One problem to check, or an input that could not be read. */
@@ -158,47 +158,6 @@ static int parse_usi_line(const Position *pos, const char *s, const char *where,
 static bool has_ext(const char *path, const char *ext) {
   size_t n = strlen(path), e = strlen(ext);
   return n > e && !strcasecmp(path + n - e, ext);
-}
-
-/* Reads a whole file (at most 64 MiB). */
-static int read_text(const char *path, char **out, size_t *len, TsError *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  if (!buf) {
-    fclose(f);
-    return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
-  }
-  for (;;) {
-    if (n == cap) {
-      if (cap >= (64u << 20)) {
-        free(buf);
-        fclose(f);
-        return ts_error_set(err, TS_ERR_IO, path, 0, 0, "file larger than 64 MiB");
-      }
-      char *b = realloc(buf, cap * 2 + 1);
-      if (!b) {
-        free(buf);
-        fclose(f);
-        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
-      }
-      buf = b, cap *= 2;
-    }
-    size_t r = fread(buf + n, 1, cap - n, f);
-    n += r;
-    if (r == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "read error");
-  }
-  buf[n] = 0;
-  *out = buf;
-  *len = n;
-  return TS_OK;
 }
 
 /* The next line of text[*i..len) (LF, CRLF or CR ends) as [*b, *e); false at the end. */
@@ -444,6 +403,16 @@ static void load_dir(CheckList *l, const char *path) {
   size_t n = 0, cap = 0;
   for (struct dirent *de; (de = readdir(d));) {
     if (de->d_name[0] == '.' || !problem_ext(de->d_name)) continue;
+    /* only regular files: a FIFO would block the read forever, a device or a
+     * socket is no problem file */
+    struct stat st;
+    char full[4096];
+    snprintf(full, sizeof full, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+        cli_message("check", "skipped %s: not a regular file", full);
+      continue;
+    }
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
       char **v = realloc(names, cap * sizeof *v);
@@ -482,7 +451,7 @@ static void load_path(CheckList *l, const char *path, bool from_dir) {
   if (has_ext(path, ".tsv") || has_ext(path, ".sfen")) {
     char *text;
     size_t len;
-    if (read_text(path, &text, &len, &err)) {
+    if (source_read_file(path, &text, &len, &err)) {
       CheckItem *it = list_add(l, path);
       if (it) item_error(it, &err);
       return;
@@ -714,9 +683,13 @@ static void print_flaw(const Position *before, Move prev, const CheckFlaw *f) {
 }
 
 static void print_text(const CheckItem *it) {
-  printf("== %s\n", it->id);
+  /* the name and the message hold text from outside (file names, file contents) */
+  char safe[2048];
+  cli_escape(it->id, safe, sizeof safe);
+  printf("== %s\n", safe);
   if (it->status) {
-    printf("error: %s\n\n", it->error ? it->error : "");
+    cli_escape(it->error ? it->error : "", safe, sizeof safe);
+    printf("error: %s\n\n", safe);
     return;
   }
   char diagram[DIAGRAM_MAX];
@@ -878,11 +851,17 @@ int cmd_check(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  /* '+': stop at the first non-option, so a SFEN's words are not taken for options */
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if (c > 0 && strchr("TNCAtH", c) && !cli_parse_u64(optarg, &v))
-      return cli_usage_error("check", "%s needs a number", argv[optind - 1]);
+    static const struct {
+      int c;
+      const char *name;
+      uint64_t min, max;
+    } RANGE[] = {{'T', "--time-ms", 1, CLI_TIME_MS_MAX}, {'N', "--nodes", 1, CLI_NODES_MAX},
+                 {'C', "--call-nodes", 1, CLI_NODES_MAX}, {'A', "--max-alts", 1, 1000000},
+                 {'t', "--threads", 1, 64},                {'H', "--hash", 1, 1u << 20}};
+    for (size_t k = 0; k < sizeof RANGE / sizeof RANGE[0]; k++)
+      if (c == RANGE[k].c && cli_option_u64("check", RANGE[k].name, optarg, RANGE[k].min, RANGE[k].max, &v)) return 2;
     switch (c) {
     case 'h': fputs(CHECK_HELP, stdout); return 0;
     case 'j': out.json = true; break;
@@ -891,18 +870,9 @@ int cmd_check(int argc, char **argv) {
     case 'T': opt.time_ms = v; break;
     case 'N': opt.max_nodes = v; break;
     case 'C': opt.call_nodes = v; break;
-    case 'A':
-      if (v < 1 || v > 1000000) return cli_usage_error("check", "--max-alts needs 1 to 1000000");
-      opt.max_alts = (int)v;
-      break;
-    case 't':
-      if (v < 1 || v > 64) return cli_usage_error("check", "--threads needs 1 to 64");
-      threads = v;
-      break;
-    case 'H':
-      if (v < 1 || v > (1u << 20)) return cli_usage_error("check", "--hash needs 1 to 1048576 (MB)");
-      opt.hash_mb = (size_t)v;
-      break;
+    case 'A': opt.max_alts = (int)v; break;
+    case 't': threads = v; break;
+    case 'H': opt.hash_mb = (size_t)v; break;
     case 's': opt.strict = true; break;
     case 'S': opt.strict_last_move = true; break;
     case 'F': opt.futile_rule = false; break;
@@ -919,17 +889,27 @@ int cmd_check(int argc, char **argv) {
       int used = 0;
       Position pos;
       TsError err;
-      int rc = cli_load_problem(argc - i, argv + i, &used, &pos, &err);
+      SourceLine *sl = malloc(sizeof *sl);
+      if (!sl) {
+        list.nomem = 1;
+        break;
+      }
+      int rc = cli_load_position_line(argc - i, argv + i, &used, &pos, sl, &err);
+      if (!rc) rc = pos_validate_problem(&pos, "<sfen>", &err);
       if (used < 1) used = 1;
       char id[512] = "";
       for (int k = 0; k < used; k++)
         snprintf(id + strlen(id), sizeof id - strlen(id), "%s%s", k ? " " : "", argv[i + k]);
       CheckItem *it = list_add(&list, id);
-      if (!it) break;
-      if (rc)
+      if (it && rc) {
         item_error(it, &err);
-      else
+      } else if (it) {
         it->pos = pos;
+        if (sl->n > 0 && !(it->line = malloc((size_t)sl->n * sizeof *it->line))) list.nomem = 1;
+        if (it->line) memcpy(it->line, sl->moves, (size_t)sl->n * sizeof *it->line), it->n = sl->n;
+      }
+      free(sl);
+      if (!it) break;
       i += used;
     } else {
       load_path(&list, argv[i], false);
@@ -957,6 +937,12 @@ int cmd_check(int argc, char **argv) {
   if (list.nomem) {
     cli_message("check", "out of memory reading the inputs");
     return 3;
+  }
+  if (list.n == 0) { /* an empty directory, a TSV with its header only */
+    print_summary(&out, 0);
+    cli_message("check", "nothing to check: the inputs hold no problem");
+    free(list.v);
+    return 1;
   }
   uint64_t t0 = cli_now_ms();
   CheckRun run;

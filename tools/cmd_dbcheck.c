@@ -70,11 +70,11 @@ int cmd_dbcheck(int argc, char **argv) {
       c.path = optarg;
       break;
     case 'm':
-      if (!cli_parse_u64(optarg, &max)) return cli_usage_error("db-check", "--max needs a number");
+      if (cli_option_u64("db-check", "--max", optarg, 0, CLI_NODES_MAX, &max)) return 2;
       c.max = max;
       break;
     default:
-      return cli_usage_error("db-check", "unknown or incomplete option '%s'", argv[optind - 1]);
+      return cli_getopt_error("db-check", o, argv);
     }
   }
   if (optind < argc) return cli_usage_error("db-check", "unexpected argument '%s'", argv[optind]);

@@ -73,8 +73,7 @@ int cmd_show(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   int c;
-  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
-  while ((c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
     uint64_t v;
     switch (c) {
     case 'h': fputs(SHOW_HELP, stdout); return 0;

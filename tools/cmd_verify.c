@@ -317,7 +317,7 @@ static int verify_main(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(VERIFY_HELP, stdout); return 0;
     case 'd': path = optarg; break;
@@ -342,10 +342,10 @@ static int verify_main(int argc, char **argv) {
         return cli_usage_error("verify", "--sample needs a number from 1 to 100000000");
       break;
     case 'S':
-      if (!cli_parse_u64(optarg, &seed)) return cli_usage_error("verify", "--seed needs a number");
+      if (cli_option_u64("verify", "--seed", optarg, 0, UINT64_MAX, &seed)) return 2;
       break;
     case 'n':
-      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+      if (cli_option_u64("verify", "--nodes", optarg, 1, CLI_NODES_MAX, &nodes)) return 2;
       break;
     case 't':
       if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > WORKERS_MAX)
