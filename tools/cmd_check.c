@@ -46,7 +46,9 @@ static const char CHECK_HELP[] =
     "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
     "                        \"line\":[..],\"flaws\":[{\"kind\":..,\"ply\":N,\"move\":\"usi\",\n"
     "                        \"alt\":\"usi\",\"alt_length\":N,\"alt_line\":[..],\"tolerated\":bool}],\n"
-    "                        \"nodes\":N,\"time_ms\":N}\n"
+    "                        \"nodes\":N,\"time_ms\":N[,\"reason\":\"no-line|unproven\"]}\n"
+    "                       (reason, with an unknown verdict: no mating line found within\n"
+    "                       the budget, or questions stopped by it, counted in unproven)\n"
     "  --time-ms T          time for the whole check of one problem (default: none)\n"
     "  --nodes N            solver nodes for the whole check of one problem (default: none)\n"
     "  --call-nodes N       nodes of one solver question (default 2000000)\n"
@@ -581,6 +583,13 @@ static void json_moves(const Move *m, int n) {
   putchar(']');
 }
 
+/* Why a verdict is unknown, as a word for --json: "no-line" when the budget ran
+ * out before the solver found any mating line to check (nothing else was asked),
+ * "unproven" when questions about the line were stopped (counted in "unproven"). */
+static const char *unknown_reason(const CheckReport *r) {
+  return !r->line_given && r->line_length == 0 ? "no-line" : "unproven";
+}
+
 static void print_json(const CheckItem *it) {
   fputs("{\"id\":", stdout);
   json_user_string(it->id);
@@ -618,6 +627,7 @@ static void print_json(const CheckItem *it) {
   }
   printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
          r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+  if (r->verdict == CHECK_UNKNOWN) printf(",\"reason\":\"%s\"", unknown_reason(r));
   if (r->first_flaw_nodes)
     printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
            (unsigned long long)r->first_flaw_ms);
@@ -750,6 +760,10 @@ static void print_text(const CheckItem *it) {
   if (r->unproven)
     printf("unfinished: %d question%s stopped by the budget (first at ply %d)\n", r->unproven,
            r->unproven == 1 ? "" : "s", r->unproven_ply);
+  else if (r->verdict == CHECK_UNKNOWN)
+    printf("unfinished: %s\n", !strcmp(unknown_reason(r), "no-line")
+                                   ? "no mating line found within the budget (no question about a line was asked)"
+                                   : "a question was stopped by the budget");
   if (r->message[0]) printf("%s\n", r->message);
   printf("nodes %llu, time %llu ms\n\n", (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
 }
