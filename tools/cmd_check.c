@@ -53,9 +53,11 @@ static const char CHECK_HELP[] =
     "  --nodes N            solver nodes for the whole check of one problem (default: none)\n"
     "  --call-nodes N       nodes of one solver question (default 2000000)\n"
     "  --max-alts K         flaws kept per problem (default 1000)\n"
-    "  --threads N          problems checked at once, one checker each (default: the\n"
-    "                       processors); results are printed in input order\n"
-    "  --hash MB            solver table of each checker (default 64)\n"
+    "  --threads N          problems checked at once, one checker each (default and\n"
+    "                       most: the processors online, and no more than the\n"
+    "                       problems); results are printed in input order\n"
+    "  --hash MB            solver table of each checker (default 64), made before\n"
+    "                       the first problem: --time-ms is search time, not set-up\n"
     "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
     "  --strict-last-move   last-move-alt is a flaw too\n"
     "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
@@ -968,8 +970,12 @@ int cmd_check(int argc, char **argv) {
   pthread_mutex_init(&run.mu, NULL);
   size_t work = 0;
   for (size_t i = 0; i < list.n; i++) work += !list.v[i].status;
+  /* No more checkers than problems, nor than processors: a checker waiting for
+   * a core would spend its problem's time budget waiting (the verdict would
+   * then depend on the thread count), and each holds a table of --hash MB. */
   int nt = (int)threads;
   if ((size_t)nt > work) nt = work ? (int)work : 1;
+  if (nt > cli_default_threads()) nt = cli_default_threads();
   run_all(&run, nt);
   pthread_mutex_destroy(&run.mu);
   print_summary(&out, cli_now_ms() - t0);
