@@ -268,7 +268,7 @@ int cmd_roles(int argc, char **argv) {
     case 'j': json = true; break;
     case 'l': line_text = optarg; break;
     case 'N':
-      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("roles", "--nodes needs a number >= 1");
+      if (cli_option_u64("roles", "--nodes", optarg, 1, CLI_NODES_MAX, &nodes)) return 2;
       break;
     default: return cli_getopt_error("roles", c, argv);
     }
