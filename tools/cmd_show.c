@@ -108,6 +108,11 @@ int cmd_show(int argc, char **argv) {
     default: return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
     }
   }
+  char title[1024];
+  if (so.title) { /* control bytes of the title are shown escaped, not written into the SVG */
+    cli_escape(so.title, title, sizeof title);
+    so.title = title;
+  }
   if ((so.title || so.length || solve || so.width) && !svg)
     return cli_usage_error("show", "--title, --length, --solve, --final and --width go with --svg");
   int i = optind;

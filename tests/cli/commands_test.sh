@@ -123,6 +123,10 @@ printf 'position sfen \377\376\nposition startpos moves 7g7f \377\nquit\n' | "$T
 if ! LC_ALL=C grep -q "$(printf '\377')" "$TMP/out" && grep -q 'xff' "$TMP/out"; then ok "usi: 0xff escaped in info string"
 else ko "usi" "raw 0xff in its output"; fi
 
+run show --svg --title "$(printf 'a\033[31mb')" "$S"
+if [ "$ST" -eq 0 ] && ! grep -q "$(printf '\033')" "$TMP/out" && grep -q 'a\\x1b' "$TMP/out"; then ok "show --svg --title with ESC: escaped"
+else ko "show --svg --title" "exit $ST, raw ESC in the SVG"; fi
+
 # 16. options after operands, for every command
 expect "check FILE --quiet" 0 out "summary: 1 problem" check "$KIF" --quiet
 if grep -q '^== ' "$TMP/out"; then ko "check FILE --quiet" "not quiet"; fi
