@@ -509,6 +509,10 @@ static void *check_worker(void *arg) {
         it->status = 3;
         it->error = str_dup("out of memory: cannot allocate a checker's table");
       } else {
+        /* each problem from an empty table, so that what a checker saw before
+         * (which depends on how the problems were shared among the threads)
+         * changes nothing; clearing is set-up, before the problem's budget */
+        solver_clear(check_solver(k));
         it->rc = check_problem(k, &it->pos, it->line, it->n, &it->rep);
       }
     }

@@ -58,6 +58,11 @@ run check --json --time-ms 1 --hash 1024 "$Z6"
 tm=$(json_num time_ms)
 if [ -n "$tm" ] && [ "$tm" -le 100 ]; then ok "check --time-ms 1 --hash 1024: time_ms $tm"
 else ko "check --time-ms 1 --hash 1024" "time_ms '$tm' (want <= 100)"; fi
+printf 'id\tsfen\none\t%s\ntwo\t%s\n' "$S" "$S" >"$TMP/twice.tsv"
+run check --json --threads 1 "$TMP/twice.tsv"
+n1=$(sed -n 1p "$TMP/out" | sed -n 's/.*"nodes":\([0-9]*\).*/\1/p') n2=$(sed -n 2p "$TMP/out" | sed -n 's/.*"nodes":\([0-9]*\).*/\1/p')
+if [ -n "$n1" ] && [ "$n1" = "$n2" ]; then ok "check: a problem checked after another costs the same ($n1 nodes)"
+else ko "check: the same problem twice" "nodes '$n1' then '$n2'"; fi
 mkdir "$TMP/many"
 i=0
 while [ $i -lt 40 ]; do
