@@ -14,6 +14,10 @@ _Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
 /* Huge pages: the table is mapped 2 MiB-aligned and advised for them, so the kernel
  * backs it with few, large pages (far fewer page faults and TLB misses). */
 #define TT_CHUNK_SHIFT 21
+/* What a clear tracks: 4 KiB blocks, so that clearing after an easy problem
+ * (a few hundred clusters spread over the whole table) writes a few hundred
+ * blocks rather than every 2 MiB chunk the clusters fell in. */
+#define TT_DIRTY_SHIFT 12
 
 /* The kernel supplies the table's pages here, in the set-up, rather than at the
  * search's first touch of each: a fault on a huge page zeroes 2 MiB, and a
@@ -48,7 +52,7 @@ bool tt_init(TT *tt, size_t mb) {
   uint8_t *mem = (uint8_t *)a;
   if (mem > raw) munmap(raw, (size_t)(mem - raw));
   if (raw + maplen > mem + len) munmap(mem + len, (size_t)(raw + maplen - (mem + len)));
-  size_t nchunks = len >> TT_CHUNK_SHIFT;
+  size_t nchunks = len >> TT_DIRTY_SHIFT;
   uint8_t *dirty = calloc(nchunks, 1);
   if (!dirty) {
     munmap(mem, len);
@@ -79,14 +83,14 @@ void tt_release(TT *tt) {
   tt->size = tt->used = tt->clusters = 0;
 }
 
-/* Only the chunks written since the last clear are cleared: a table that an easy
+/* Only the blocks written since the last clear are cleared: a table that an easy
  * problem barely used is cleared as cheaply as it was filled. */
 void tt_clear(TT *tt) {
   uint8_t *mem = tt->mem;
   size_t end = tt->clusters * sizeof *tt->c;
   for (size_t k = 0; k < tt->chunks; k++) {
     if (!tt->dirty[k]) continue;
-    size_t from = k << TT_CHUNK_SHIFT, to = (k + 1) << TT_CHUNK_SHIFT;
+    size_t from = k << TT_DIRTY_SHIFT, to = (k + 1) << TT_DIRTY_SHIFT;
     if (to > end) to = end;
     if (from < to) memset(mem + from, 0, to - from);
     tt->dirty[k] = 0;
@@ -190,8 +194,8 @@ static int victim(TT *tt, const TTCluster *c) {
       /* every write reaches a cluster through an empty slot first: this marks its
        * chunk (or two: a cluster may straddle a chunk boundary) */
       size_t off = (size_t)((const uint8_t *)c - (const uint8_t *)tt->mem);
-      tt->dirty[off >> TT_CHUNK_SHIFT] = 1;
-      tt->dirty[(off + sizeof *c - 1) >> TT_CHUNK_SHIFT] = 1;
+      tt->dirty[off >> TT_DIRTY_SHIFT] = 1;
+      tt->dirty[(off + sizeof *c - 1) >> TT_DIRTY_SHIFT] = 1;
       tt->used++;
       return i;
     }
