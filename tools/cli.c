@@ -164,6 +164,8 @@ int cli_load_position_line(int argc, char **argv, int *used, Position *pos, Sour
     need += strlen(argv[n++]) + 1;
     while (n < argc && cli_word_is_usi_move(argv[n])) need += strlen(argv[n++]) + 1;
   }
+  for (int i = 0; i < n; i++) /* .sfen text reads its first line only: nothing may hide after a line break */
+    if (strpbrk(argv[i], "\r\n")) return ts_error_set(err, TS_ERR_PARSE, "<sfen>", 0, 0, "line break in a SFEN argument");
   char *buf = malloc(need);
   if (!buf) return ts_error_set(err, TS_ERR_NOMEM, "<sfen>", 0, 0, "out of memory");
   size_t k = 0;
@@ -183,8 +185,6 @@ int cli_load_position_line(int argc, char **argv, int *used, Position *pos, Sour
   return rc;
 }
 
-/* The note for moves read after a SFEN (on the command line or in a .sfen file)
- * by a command that has no use for a line; cmd may be NULL. */
 /* The note for moves read after a SFEN (on the command line or in a .sfen file)
  * by a command that has no use for a line. */
 static void line_unused_note(const char *arg, const SourceLine *line) {
