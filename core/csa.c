@@ -188,7 +188,7 @@ static int csa_move_parse(CsaParser *ps, const char *s, size_t len, int line, in
     return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, col, "illegal move %.7s", s);
   if (ps->moves) {
     if (ps->n >= ps->cap)
-      return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, col, "more than %d moves", ps->cap);
+      return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, col, "a line longer than %d moves (the most one may have)", ps->cap);
     ps->moves[ps->n] = m;
   }
   ps->n++;

@@ -454,10 +454,21 @@ static int kif_move_line_parse(KifParser *ps, const uint32_t *s, int n, int i, i
   if (ps->expect_branch && number != ps->expect_branch)
     return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, num_col, "変化：%d手 (line %d) is followed by move %ld",
                         ps->expect_branch, ps->expect_line, number);
+  int branch_line = ps->expect_branch ? ps->expect_line : 0;
   ps->expect_branch = 0;
-  if (number < 1 || number - 1 > ps->depth)
-    return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, num_col, "move %ld does not follow move %d of its line",
-                        number, ps->depth);
+  if (number < 1 || number - 1 > ps->depth) {
+    /* the moves of the line read last (a special move such as 詰み is no move) */
+    int moves = ps->depth - (ps->path[ps->depth]->special != KIF_SPECIAL_NONE);
+    bool main_line = true;
+    for (int d = 1; d <= ps->depth; d++) main_line &= ps->path[d - 1]->child == ps->path[d];
+    if (branch_line && number > 0)
+      return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, num_col,
+                          "変化：%ld手 (line %d) branches at move %ld, but the %s has %d move%s", number, branch_line,
+                          number, main_line ? "main line" : "line before it", moves, moves == 1 ? "" : "s");
+    return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, num_col,
+                        "move %ld does not follow move %d of its line (the %s has %d move%s)", number, ps->depth,
+                        main_line ? "main line" : "line", moves, moves == 1 ? "" : "s");
+  }
   while (ps->depth > number - 1) kif_path_pop(ps);
   KifNode *parent = ps->path[ps->depth];
   if (parent->special != KIF_SPECIAL_NONE)

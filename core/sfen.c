@@ -202,7 +202,7 @@ int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int
       i++;
     }
     tok[k] = 0;
-    if (moves && *n >= cap) return ts_error_set(err, TS_ERR_PARSE, "<usi>", 0, (int)start + 1, "too many moves");
+    if (moves && *n >= cap) return ts_error_set(err, TS_ERR_PARSE, "<usi>", 0, (int)start + 1, "a line longer than %d moves (the most one may have)", cap);
     Move m;
     int rc = usi_move_parse(&p, tok, &m, err);
     if (rc) {

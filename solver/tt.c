@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -13,6 +14,26 @@ _Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
 /* Huge pages: the table is mapped 2 MiB-aligned and advised for them, so the kernel
  * backs it with few, large pages (far fewer page faults and TLB misses). */
 #define TT_CHUNK_SHIFT 21
+/* What a clear tracks: 4 KiB blocks, so that clearing after an easy problem
+ * (a few hundred clusters spread over the whole table) writes a few hundred
+ * blocks rather than every 2 MiB chunk the clusters fell in. */
+#define TT_DIRTY_SHIFT 12
+
+/* The kernel supplies the table's pages here, in the set-up, rather than at the
+ * search's first touch of each: a fault on a huge page zeroes 2 MiB, and a
+ * search over a large table touches a new page at almost every probe at first,
+ * so a lazy table spent its first second or more in the kernel, inside the
+ * search's time limit (`solve --time-ms 1 --hash 4096` ran 1.4 s). A table
+ * larger than half the memory still free is left to fault in lazily: filling
+ * it here could exhaust the machine, while a search may never use all of it. */
+static void tt_populate(uint8_t *mem, size_t len) {
+  long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psize <= 0 || len > (size_t)pages * (size_t)psize / 2) return;
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(mem, len, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  for (size_t k = 0; k < len; k += (size_t)psize) ((volatile uint8_t *)mem)[k] = 0; /* older kernels */
+}
 
 bool tt_init(TT *tt, size_t mb) {
   size_t bytes = (mb ? mb : 1) << 20;
@@ -22,9 +43,8 @@ bool tt_init(TT *tt, size_t mb) {
   size_t total = nc * sizeof(TTCluster);
   const size_t align = (size_t)1 << TT_CHUNK_SHIFT;
   size_t len = (total + align - 1) / align * align;
-  /* Fresh anonymous memory reads as zero, and the kernel supplies a page only when
-   * the search first touches it: set-up costs nothing, and an easy problem pays
-   * only for the part of the table it uses (no memset of the whole table). */
+  /* Fresh anonymous memory reads as zero: no memset of the whole table
+   * (tt_populate has the kernel supply the zeroed pages now). */
   size_t maplen = len + align;
   uint8_t *raw = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return false;
@@ -32,7 +52,7 @@ bool tt_init(TT *tt, size_t mb) {
   uint8_t *mem = (uint8_t *)a;
   if (mem > raw) munmap(raw, (size_t)(mem - raw));
   if (raw + maplen > mem + len) munmap(mem + len, (size_t)(raw + maplen - (mem + len)));
-  size_t nchunks = len >> TT_CHUNK_SHIFT;
+  size_t nchunks = len >> TT_DIRTY_SHIFT;
   uint8_t *dirty = calloc(nchunks, 1);
   if (!dirty) {
     munmap(mem, len);
@@ -41,6 +61,7 @@ bool tt_init(TT *tt, size_t mb) {
 #ifdef MADV_HUGEPAGE
   madvise(mem, len, MADV_HUGEPAGE);
 #endif
+  tt_populate(mem, len);
   tt->mem = mem;
   tt->map_len = len;
   tt->dirty = dirty;
@@ -62,14 +83,14 @@ void tt_release(TT *tt) {
   tt->size = tt->used = tt->clusters = 0;
 }
 
-/* Only the chunks written since the last clear are cleared: a table that an easy
+/* Only the blocks written since the last clear are cleared: a table that an easy
  * problem barely used is cleared as cheaply as it was filled. */
 void tt_clear(TT *tt) {
   uint8_t *mem = tt->mem;
   size_t end = tt->clusters * sizeof *tt->c;
   for (size_t k = 0; k < tt->chunks; k++) {
     if (!tt->dirty[k]) continue;
-    size_t from = k << TT_CHUNK_SHIFT, to = (k + 1) << TT_CHUNK_SHIFT;
+    size_t from = k << TT_DIRTY_SHIFT, to = (k + 1) << TT_DIRTY_SHIFT;
     if (to > end) to = end;
     if (from < to) memset(mem + from, 0, to - from);
     tt->dirty[k] = 0;
@@ -173,8 +194,8 @@ static int victim(TT *tt, const TTCluster *c) {
       /* every write reaches a cluster through an empty slot first: this marks its
        * chunk (or two: a cluster may straddle a chunk boundary) */
       size_t off = (size_t)((const uint8_t *)c - (const uint8_t *)tt->mem);
-      tt->dirty[off >> TT_CHUNK_SHIFT] = 1;
-      tt->dirty[(off + sizeof *c - 1) >> TT_CHUNK_SHIFT] = 1;
+      tt->dirty[off >> TT_DIRTY_SHIFT] = 1;
+      tt->dirty[(off + sizeof *c - 1) >> TT_DIRTY_SHIFT] = 1;
       tt->used++;
       return i;
     }

@@ -54,8 +54,8 @@ typedef struct {
   TTCluster *c;
   void *mem;       /* the mapping (2 MiB-aligned), map_len bytes */
   size_t map_len;
-  uint8_t *dirty;  /* per 2 MiB chunk: written since the last clear */
-  size_t chunks;
+  uint8_t *dirty;  /* per 4 KiB block: written since the last clear */
+  size_t chunks;   /* blocks */
   size_t clusters; /* the table holds clusters * TT_CLUSTER entries */
   size_t size;     /* entries */
   size_t used;
@@ -82,7 +82,7 @@ static inline void tt_prefetch(const TT *tt, uint64_t key) { __builtin_prefetch(
  * search first touches them. false when out of memory. */
 bool tt_init(TT *tt, size_t mb);
 void tt_release(TT *tt);
-/* Empties the table: clears only the chunks written since the last clear. */
+/* Empties the table: clears only the 4 KiB blocks written since the last clear. */
 void tt_clear(TT *tt);
 /* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. */
 void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out);

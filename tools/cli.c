@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -96,6 +97,15 @@ int cli_stdout_close(const char *cmd) {
   return 3;
 }
 
+int cli_option_u64(const char *cmd, const char *name, const char *value, uint64_t min, uint64_t max, uint64_t *out) {
+  uint64_t v;
+  if (!cli_parse_u64(value, &v) || v < min || v > max)
+    return cli_usage_error(cmd, "%s needs a whole number from %llu to %llu, not '%s'", name, (unsigned long long)min,
+                           (unsigned long long)max, value ? value : "");
+  *out = v;
+  return 0;
+}
+
 bool cli_parse_u64(const char *s, uint64_t *out) {
   if (!s || !*s || !isdigit((unsigned char)*s)) return false;
   errno = 0;
@@ -106,6 +116,12 @@ bool cli_parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
+/* Does the name end in .sfen (any case)? */
+static bool has_sfen_ext(const char *a) {
+  size_t n = strlen(a);
+  return n >= 5 && !strcasecmp(a + n - 5, ".sfen");
+}
+
 /* Is the argument a file name rather than (the first word of) a SFEN? A SFEN
  * never holds a '.', and always a '/' except "startpos". */
 static bool cli_arg_is_file(const char *a) {
@@ -114,39 +130,91 @@ static bool cli_arg_is_file(const char *a) {
   return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0;
 }
 
-int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err) {
+/* Does the word look like one USI move (7g7f, 8h2b+, G*5b)? */
+static bool cli_word_is_usi_move(const char *w) {
+  size_t n = strlen(w);
+  bool sq2 = n >= 4 && w[2] >= '1' && w[2] <= '9' && w[3] >= 'a' && w[3] <= 'i';
+  if (n == 4 && w[1] == '*') return sq2 && isupper((unsigned char)w[0]);
+  return sq2 && (n == 4 || (n == 5 && w[4] == '+')) && w[0] >= '1' && w[0] <= '9' && w[1] >= 'a' && w[1] <= 'i';
+}
+
+int cli_load_position_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err) {
   ts_error_clear(err);
+  *used = 0;
+  if (line) line->n = 0;
   if (argc < 1) return ts_error_set(err, TS_ERR_USAGE, "", 0, 0, "missing position (SFEN or file)");
   const char *a = argv[0];
   if (cli_arg_is_file(a)) {
     *used = 1;
-    return source_load_file(a, pos, NULL, err);
+    return source_load_file(a, pos, line, err);
   }
-  /* A SFEN given as several words: board, side, hands, [ply]. */
-  char buf[512];
-  size_t k = 0;
+  /* A SFEN given as several words: board, side, hands, [ply]; then, as in a
+   * .sfen file, "moves" and the USI moves (words that look like moves). The
+   * words are joined into one line of .sfen text so both read alike. */
   int n = 0;
+  size_t need = 1;
   while (n < argc && n < 4) {
     if (n > 0) {
       if (n == 3 && !isdigit((unsigned char)argv[n][0])) break;
       if (strchr(argv[0], ' ')) break; /* already one quoted word */
     }
-    size_t len = strlen(argv[n]);
-    if (k + len + 2 >= sizeof buf) return ts_error_set(err, TS_ERR_PARSE, "<sfen>", 0, 0, "SFEN too long");
+    need += strlen(argv[n++]) + 1;
+  }
+  if (n < argc && !strcmp(argv[n], "moves")) {
+    need += strlen(argv[n++]) + 1;
+    while (n < argc && cli_word_is_usi_move(argv[n])) need += strlen(argv[n++]) + 1;
+  }
+  for (int i = 0; i < n; i++) /* .sfen text reads its first line only: nothing may hide after a line break */
+    if (strpbrk(argv[i], "\r\n")) return ts_error_set(err, TS_ERR_PARSE, "<sfen>", 0, 0, "line break in a SFEN argument");
+  char *buf = malloc(need);
+  if (!buf) return ts_error_set(err, TS_ERR_NOMEM, "<sfen>", 0, 0, "out of memory");
+  size_t k = 0;
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(argv[i]);
     if (k) buf[k++] = ' ';
-    memcpy(buf + k, argv[n], len);
+    memcpy(buf + k, argv[i], len);
     k += len;
-    n++;
   }
   buf[k] = 0;
   *used = n;
-  return sfen_parse(buf, pos, "<sfen>", err);
+  int dummy = 0;
+  int rc = sfen_text_parse(buf, k, "<sfen>", pos, line ? line->moves : NULL, SOURCE_LINE_MAX, line ? &line->n : &dummy,
+                           err);
+  free(buf);
+  if (rc && err) err->line = 0; /* one argument, not a file: its column alone places the fault */
+  return rc;
+}
+
+/* The note for moves read after a SFEN (on the command line or in a .sfen file)
+ * by a command that has no use for a line. */
+static void line_unused_note(const char *arg, const SourceLine *line) {
+  if (line->n <= 0 || (cli_arg_is_file(arg) && !has_sfen_ext(arg))) return;
+  fprintf(stderr, "tsume: note: the %d move%s after \"moves\" %s legal but not used: the position is the one before "
+          "them\n", line->n, line->n == 1 ? "" : "s", line->n == 1 ? "is" : "are");
+}
+
+int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err) {
+  SourceLine *line = malloc(sizeof *line);
+  if (!line) return ts_error_set(err, TS_ERR_NOMEM, "", 0, 0, "out of memory");
+  int rc = cli_load_position_line(argc, argv, used, pos, line, err);
+  if (!rc) line_unused_note(argv[0], line);
+  free(line);
+  return rc;
 }
 
 int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *err) {
   int rc = cli_load_position(argc, argv, used, pos, err);
   if (rc) return rc;
   return pos_validate_problem(pos, cli_arg_is_file(argv[0]) ? argv[0] : "<sfen>", err);
+}
+
+int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err) {
+  int rc = cli_load_position_line(argc, argv, used, pos, line, err);
+  if (!rc) rc = pos_validate_problem(pos, cli_arg_is_file(argv[0]) ? argv[0] : "<sfen>", err);
+  if (rc) return rc;
+  /* a line that does not start with the attacker's check is no mating line (e.g. a game record) */
+  if (line->n > 0 && !pos_gives_check(pos, line->moves[0])) line->n = 0;
+  return TS_OK;
 }
 
 uint64_t cli_now_ms(void) {

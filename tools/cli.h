@@ -11,6 +11,7 @@
 #include "error.h"
 #include "position.h"
 #include "solver.h"
+#include "source.h"
 
 #define TSUME_VERSION "0.1.0"
 
@@ -36,18 +37,39 @@ int cli_fail(const char *cmd, const TsError *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses a non-negative integer option value; false when malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);
+/* The value of option `name` ("--threads") as a whole number from min to max
+ * into *out: 0, or 2 after the usage error "--threads needs a whole number from
+ * 1 to 64, not '-1'" for cmd. */
+/* The upper ends of --time-ms and of the node counts: about 49 days, 10^15 nodes. */
+#define CLI_TIME_MS_MAX ((uint64_t)1 << 32)
+#define CLI_NODES_MAX ((uint64_t)1000000000000000)
+int cli_option_u64(const char *cmd, const char *name, const char *value, uint64_t min, uint64_t max, uint64_t *out);
 
 /*
  * Reads a position from argv[0]: a file when it names one that exists or holds a
  * '.' or no '/' (read as its extension says, any case, else as its text shows:
  * tools/source.h), else a SFEN (the words that follow are joined, so an unquoted
- * SFEN works). *used tells how many argv words were taken. Returns TS_OK or an
- * error code with err filled.
+ * SFEN works), optionally followed by "moves <usi>..." as in USI's `position`
+ * command and in a .sfen file (in the same word or in the words after). The
+ * moves are checked to be legal in sequence, as a file's are, and are the
+ * position's line: the file's main line, or the moves after the SFEN; the
+ * position itself is the start, before them. line may be NULL (the moves are
+ * still checked; `cli_line_unused` tells the user they are not used).
+ * *used tells how many argv words were taken. Returns TS_OK or an error code
+ * with err filled.
  */
+int cli_load_position_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err);
+/* cli_load_position_line without a line, for a command that has no use for one
+ * (solve, show, perft): the moves after a SFEN (argument or .sfen file) are
+ * checked, then named on stderr ("tsume: note: the N moves after "moves" are
+ * legal but not used...") - the position is the start, before them. */
 int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err);
 /* cli_load_position for the commands that solve: the position must also be a
  * problem (pos_validate_problem: the defender has a king). */
 int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *err);
+/* cli_load_position_line for a problem; a line whose first move is not a check
+ * (a game record) is dropped: line->n = 0. */
+int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err);
 
 /* Worker threads when --threads is not given: the processors online, at most WORKERS_MAX. */
 int cli_default_threads(void);

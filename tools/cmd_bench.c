@@ -4,6 +4,7 @@
  * signature: it changes only when the search changes.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,43 +177,43 @@ int cmd_bench(int argc, char **argv) {
   o.max_nodes = 20000000;
   const char *compare = NULL;
   const char *file = TSUME_DATA_DIR "/bench.tsv";
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+  static const struct option LONG[] = {
+      {"help", no_argument, NULL, 'h'},          {"hash", required_argument, NULL, 'H'},
+      {"nodes", required_argument, NULL, 'N'},   {"mp", required_argument, NULL, 'P'},
+      {"algo", required_argument, NULL, 'A'},    {"compare", required_argument, NULL, 'c'},
+      {"file", required_argument, NULL, 'f'},    {"exact", no_argument, NULL, 'e'},
+      {"no-mate1", no_argument, NULL, '1'},      {NULL, 0, NULL, 0}};
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(BENCH_HELP, stdout);
-      return 0;
-    } else if (!strcmp(a, "--hash") || !strcmp(a, "--nodes")) {
-      if (i + 1 >= argc || !cli_parse_u64(argv[i + 1], &v)) return cli_usage_error("bench", "%s needs a number", a);
-      if (!strcmp(a, "--hash")) {
-        if (v < 1 || v > (1u << 20)) return cli_usage_error("bench", "--hash needs 1 to 1048576 (MB)");
-        o.hash_mb = (size_t)v;
-      } else {
-        o.max_nodes = v;
-      }
-      i++;
-    } else if (!strcmp(a, "--mp")) {
-      if (cli_option_mp("bench", i + 1 < argc ? argv[i + 1] : NULL, &o)) return 2;
-      i++;
-    } else if (!strcmp(a, "--algo")) {
-      if (i + 1 >= argc || !solver_algo_parse(argv[i + 1], &o.algo))
-        return cli_usage_error("bench", "--algo needs dfpn, pds or multipath");
-      i++;
-    } else if (!strcmp(a, "--compare")) {
-      if (i + 1 >= argc || (strcmp(argv[i + 1], "mate1") && strcmp(argv[i + 1], "algo")))
-        return cli_usage_error("bench", "--compare needs mate1 or algo");
-      compare = argv[++i];
-    } else if (!strcmp(a, "--file")) {
-      if (i + 1 >= argc) return cli_usage_error("bench", "--file needs a path");
-      file = argv[++i];
-    } else if (!strcmp(a, "--exact")) {
-      o.prove_exact = true;
-    } else if (!strcmp(a, "--no-mate1")) {
-      o.use_mate1 = false;
-    } else {
-      return cli_usage_error("bench", "unknown argument '%s'", a);
+    switch (c) {
+    case 'h': fputs(BENCH_HELP, stdout); return 0;
+    case 'H':
+      if (cli_option_u64("bench", "--hash", optarg, 1, 1u << 20, &v)) return 2;
+      o.hash_mb = (size_t)v;
+      break;
+    case 'N':
+      if (cli_option_u64("bench", "--nodes", optarg, 1, CLI_NODES_MAX, &v)) return 2;
+      o.max_nodes = v;
+      break;
+    case 'P':
+      if (cli_option_mp("bench", optarg, &o)) return 2;
+      break;
+    case 'A':
+      if (!solver_algo_parse(optarg, &o.algo)) return cli_usage_error("bench", "--algo needs dfpn, pds or multipath");
+      break;
+    case 'c':
+      if (strcmp(optarg, "mate1") && strcmp(optarg, "algo")) return cli_usage_error("bench", "--compare needs mate1 or algo");
+      compare = optarg;
+      break;
+    case 'f': file = optarg; break;
+    case 'e': o.prove_exact = true; break;
+    case '1': o.use_mate1 = false; break;
+    default: return cli_getopt_error("bench", c, argv);
     }
   }
+  if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
   BenchRow *rows = NULL;
   TsError err;
   int n = 0;

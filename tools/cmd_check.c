@@ -37,23 +37,30 @@ static const char CHECK_HELP[] =
     "main line (shortest attack, longest defence, 駒余り tie-break, 無駄合 not\n"
     "counted) is found and checked.\n"
     "Inputs: files (read as their extension says, else as their text shows), a\n"
-    "directory (every .kif .kifu .csa .sfen .tsv file in it, sorted by name), a TSV\n"
+    "directory (every .kif .kifu .csa .sfen .tsv regular file in it, sorted by name;\n"
+    "other kinds of file are named on stderr and skipped), a TSV\n"
     "whose header line (it may begin with '#') names a 'sfen' column and optionally\n"
     "'id' and 'solution_usi', a .sfen list (one SFEN a line, optionally followed by\n"
-    "\" moves <usi>...\"), or a SFEN on the command line.\n"
+    "\" moves <usi>...\"), or a SFEN on the command line (followed by \"moves <usi>...\"\n"
+    "as in a .sfen file, in the same argument or in the words after it). Files may\n"
+    "hold at most 64 MiB, lines at most 2048 moves.\n"
     "  --line \"USI...\"      the intended line (one problem only)\n"
     "  --json               one JSON object per problem and line, then a summary object:\n"
     "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
     "                        \"line\":[..],\"flaws\":[{\"kind\":..,\"ply\":N,\"move\":\"usi\",\n"
     "                        \"alt\":\"usi\",\"alt_length\":N,\"alt_line\":[..],\"tolerated\":bool}],\n"
-    "                        \"nodes\":N,\"time_ms\":N}\n"
+    "                        \"nodes\":N,\"time_ms\":N[,\"reason\":\"no-line|unproven\"]}\n"
+    "                       (reason, with an unknown verdict: no mating line found within\n"
+    "                       the budget, or questions stopped by it, counted in unproven)\n"
     "  --time-ms T          time for the whole check of one problem (default: none)\n"
     "  --nodes N            solver nodes for the whole check of one problem (default: none)\n"
     "  --call-nodes N       nodes of one solver question (default 2000000)\n"
     "  --max-alts K         flaws kept per problem (default 1000)\n"
-    "  --threads N          problems checked at once, one checker each (default: the\n"
-    "                       processors); results are printed in input order\n"
-    "  --hash MB            solver table of each checker (default 64)\n"
+    "  --threads N          problems checked at once, one checker each (default and\n"
+    "                       most: the processors online, and no more than the\n"
+    "                       problems); results are printed in input order\n"
+    "  --hash MB            solver table of each checker (default 64), made before\n"
+    "                       the first problem: --time-ms is search time, not set-up\n"
     "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
     "  --strict-last-move   last-move-alt is a flaw too\n"
     "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
@@ -61,11 +68,12 @@ static const char CHECK_HELP[] =
     "  --trace              on stderr, every question that costs 100,000 nodes or more\n"
     "                       (pass, ply, move, answered or not, nodes, time)\n"
     "  --quiet              print the summary only\n"
-    "Exit status: 0 every problem complete, 1 some not complete, 2 bad usage or\n"
+    "Exit status: 0 every problem complete, 1 some not complete or nothing to check\n"
+    "(an empty directory, a TSV with its header only), 2 bad usage or\n"
     "input (a malformed file, an illegal line or one going past mate: file, line and\n"
     "column are named), 3 I/O error.\n";
 
-#define CHECK_LINE_CAP 4096        /* moves of a line read from a TSV, a SFEN list or --line */
+#define CHECK_LINE_CAP SOURCE_LINE_MAX /* moves of a line read from a TSV, a SFEN list or --line */
 #define CHECK_STACK ((size_t)512 << 20) /* deep searches recurse */
 
 /* One problem to check, or an input that could not be read. */
@@ -158,47 +166,6 @@ static int parse_usi_line(const Position *pos, const char *s, const char *where,
 static bool has_ext(const char *path, const char *ext) {
   size_t n = strlen(path), e = strlen(ext);
   return n > e && !strcasecmp(path + n - e, ext);
-}
-
-/* Reads a whole file (at most 64 MiB). */
-static int read_text(const char *path, char **out, size_t *len, TsError *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  if (!buf) {
-    fclose(f);
-    return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
-  }
-  for (;;) {
-    if (n == cap) {
-      if (cap >= (64u << 20)) {
-        free(buf);
-        fclose(f);
-        return ts_error_set(err, TS_ERR_IO, path, 0, 0, "file larger than 64 MiB");
-      }
-      char *b = realloc(buf, cap * 2 + 1);
-      if (!b) {
-        free(buf);
-        fclose(f);
-        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
-      }
-      buf = b, cap *= 2;
-    }
-    size_t r = fread(buf + n, 1, cap - n, f);
-    n += r;
-    if (r == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return ts_error_set(err, TS_ERR_IO, path, 0, 0, "read error");
-  }
-  buf[n] = 0;
-  *out = buf;
-  *len = n;
-  return TS_OK;
 }
 
 /* The next line of text[*i..len) (LF, CRLF or CR ends) as [*b, *e); false at the end. */
@@ -444,6 +411,16 @@ static void load_dir(CheckList *l, const char *path) {
   size_t n = 0, cap = 0;
   for (struct dirent *de; (de = readdir(d));) {
     if (de->d_name[0] == '.' || !problem_ext(de->d_name)) continue;
+    /* only regular files: a FIFO would block the read forever, a device or a
+     * socket is no problem file */
+    struct stat st;
+    char full[4096];
+    snprintf(full, sizeof full, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+        cli_message("check", "skipped %s: not a regular file", full);
+      continue;
+    }
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
       char **v = realloc(names, cap * sizeof *v);
@@ -482,7 +459,7 @@ static void load_path(CheckList *l, const char *path, bool from_dir) {
   if (has_ext(path, ".tsv") || has_ext(path, ".sfen")) {
     char *text;
     size_t len;
-    if (read_text(path, &text, &len, &err)) {
+    if (source_read_file(path, &text, &len, &err)) {
       CheckItem *it = list_add(l, path);
       if (it) item_error(it, &err);
       return;
@@ -532,6 +509,10 @@ static void *check_worker(void *arg) {
         it->status = 3;
         it->error = str_dup("out of memory: cannot allocate a checker's table");
       } else {
+        /* each problem from an empty table, so that what a checker saw before
+         * (which depends on how the problems were shared among the threads)
+         * changes nothing; clearing is set-up, before the problem's budget */
+        solver_clear(check_solver(k));
         it->rc = check_problem(k, &it->pos, it->line, it->n, &it->rep);
       }
     }
@@ -612,6 +593,13 @@ static void json_moves(const Move *m, int n) {
   putchar(']');
 }
 
+/* Why a verdict is unknown, as a word for --json: "no-line" when the budget ran
+ * out before the solver found any mating line to check (nothing else was asked),
+ * "unproven" when questions about the line were stopped (counted in "unproven"). */
+static const char *unknown_reason(const CheckReport *r) {
+  return !r->line_given && r->line_length == 0 ? "no-line" : "unproven";
+}
+
 static void print_json(const CheckItem *it) {
   fputs("{\"id\":", stdout);
   json_user_string(it->id);
@@ -649,6 +637,7 @@ static void print_json(const CheckItem *it) {
   }
   printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
          r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+  if (r->verdict == CHECK_UNKNOWN) printf(",\"reason\":\"%s\"", unknown_reason(r));
   if (r->first_flaw_nodes)
     printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
            (unsigned long long)r->first_flaw_ms);
@@ -714,9 +703,13 @@ static void print_flaw(const Position *before, Move prev, const CheckFlaw *f) {
 }
 
 static void print_text(const CheckItem *it) {
-  printf("== %s\n", it->id);
+  /* the name and the message hold text from outside (file names, file contents) */
+  char safe[2048];
+  cli_escape(it->id, safe, sizeof safe);
+  printf("== %s\n", safe);
   if (it->status) {
-    printf("error: %s\n\n", it->error ? it->error : "");
+    cli_escape(it->error ? it->error : "", safe, sizeof safe);
+    printf("error: %s\n\n", safe);
     return;
   }
   char diagram[DIAGRAM_MAX];
@@ -777,6 +770,10 @@ static void print_text(const CheckItem *it) {
   if (r->unproven)
     printf("unfinished: %d question%s stopped by the budget (first at ply %d)\n", r->unproven,
            r->unproven == 1 ? "" : "s", r->unproven_ply);
+  else if (r->verdict == CHECK_UNKNOWN)
+    printf("unfinished: %s\n", !strcmp(unknown_reason(r), "no-line")
+                                   ? "no mating line found within the budget (no question about a line was asked)"
+                                   : "a question was stopped by the budget");
   if (r->message[0]) printf("%s\n", r->message);
   printf("nodes %llu, time %llu ms\n\n", (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
 }
@@ -878,11 +875,17 @@ int cmd_check(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  /* '+': stop at the first non-option, so a SFEN's words are not taken for options */
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if (c > 0 && strchr("TNCAtH", c) && !cli_parse_u64(optarg, &v))
-      return cli_usage_error("check", "%s needs a number", argv[optind - 1]);
+    static const struct {
+      int c;
+      const char *name;
+      uint64_t min, max;
+    } RANGE[] = {{'T', "--time-ms", 1, CLI_TIME_MS_MAX}, {'N', "--nodes", 1, CLI_NODES_MAX},
+                 {'C', "--call-nodes", 1, CLI_NODES_MAX}, {'A', "--max-alts", 1, 1000000},
+                 {'t', "--threads", 1, 64},                {'H', "--hash", 1, 1u << 20}};
+    for (size_t k = 0; k < sizeof RANGE / sizeof RANGE[0]; k++)
+      if (c == RANGE[k].c && cli_option_u64("check", RANGE[k].name, optarg, RANGE[k].min, RANGE[k].max, &v)) return 2;
     switch (c) {
     case 'h': fputs(CHECK_HELP, stdout); return 0;
     case 'j': out.json = true; break;
@@ -891,18 +894,9 @@ int cmd_check(int argc, char **argv) {
     case 'T': opt.time_ms = v; break;
     case 'N': opt.max_nodes = v; break;
     case 'C': opt.call_nodes = v; break;
-    case 'A':
-      if (v < 1 || v > 1000000) return cli_usage_error("check", "--max-alts needs 1 to 1000000");
-      opt.max_alts = (int)v;
-      break;
-    case 't':
-      if (v < 1 || v > 64) return cli_usage_error("check", "--threads needs 1 to 64");
-      threads = v;
-      break;
-    case 'H':
-      if (v < 1 || v > (1u << 20)) return cli_usage_error("check", "--hash needs 1 to 1048576 (MB)");
-      opt.hash_mb = (size_t)v;
-      break;
+    case 'A': opt.max_alts = (int)v; break;
+    case 't': threads = v; break;
+    case 'H': opt.hash_mb = (size_t)v; break;
     case 's': opt.strict = true; break;
     case 'S': opt.strict_last_move = true; break;
     case 'F': opt.futile_rule = false; break;
@@ -919,17 +913,27 @@ int cmd_check(int argc, char **argv) {
       int used = 0;
       Position pos;
       TsError err;
-      int rc = cli_load_problem(argc - i, argv + i, &used, &pos, &err);
+      SourceLine *sl = malloc(sizeof *sl);
+      if (!sl) {
+        list.nomem = 1;
+        break;
+      }
+      int rc = cli_load_position_line(argc - i, argv + i, &used, &pos, sl, &err);
+      if (!rc) rc = pos_validate_problem(&pos, "<sfen>", &err);
       if (used < 1) used = 1;
       char id[512] = "";
       for (int k = 0; k < used; k++)
         snprintf(id + strlen(id), sizeof id - strlen(id), "%s%s", k ? " " : "", argv[i + k]);
       CheckItem *it = list_add(&list, id);
-      if (!it) break;
-      if (rc)
+      if (it && rc) {
         item_error(it, &err);
-      else
+      } else if (it) {
         it->pos = pos;
+        if (sl->n > 0 && !(it->line = malloc((size_t)sl->n * sizeof *it->line))) list.nomem = 1;
+        if (it->line) memcpy(it->line, sl->moves, (size_t)sl->n * sizeof *it->line), it->n = sl->n;
+      }
+      free(sl);
+      if (!it) break;
       i += used;
     } else {
       load_path(&list, argv[i], false);
@@ -958,6 +962,12 @@ int cmd_check(int argc, char **argv) {
     cli_message("check", "out of memory reading the inputs");
     return 3;
   }
+  if (list.n == 0) { /* an empty directory, a TSV with its header only */
+    print_summary(&out, 0);
+    cli_message("check", "nothing to check: the inputs hold no problem");
+    free(list.v);
+    return 1;
+  }
   uint64_t t0 = cli_now_ms();
   CheckRun run;
   memset(&run, 0, sizeof run);
@@ -968,8 +978,12 @@ int cmd_check(int argc, char **argv) {
   pthread_mutex_init(&run.mu, NULL);
   size_t work = 0;
   for (size_t i = 0; i < list.n; i++) work += !list.v[i].status;
+  /* No more checkers than problems, nor than processors: a checker waiting for
+   * a core would spend its problem's time budget waiting (the verdict would
+   * then depend on the thread count), and each holds a table of --hash MB. */
   int nt = (int)threads;
   if ((size_t)nt > work) nt = work ? (int)work : 1;
+  if (nt > cli_default_threads()) nt = cli_default_threads();
   run_all(&run, nt);
   pthread_mutex_destroy(&run.mu);
   print_summary(&out, cli_now_ms() - t0);

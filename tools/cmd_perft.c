@@ -24,8 +24,7 @@ int cmd_perft(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(PERFT_HELP, stdout); return 0;
     case 'd': divide = true; break;

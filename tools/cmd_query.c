@@ -190,7 +190,7 @@ static int query_main(int argc, char **argv) {
       {"generation", no_argument, NULL, 'g'},    {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint32_t b;
     switch (c) {
     case 'h': fputs(QUERY_HELP, stdout); return 0;

@@ -75,21 +75,6 @@ static void text_roles(uint8_t r) {
     if (r & (1u << b)) printf("%s%s", k++ ? ", " : "", roles_name(b));
 }
 
-/* Loads a problem and, from a problem file, its main line. */
-int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err) {
-  line->n = 0;
-  int rc = cli_load_problem(argc, argv, used, pos, err);
-  if (rc) return rc;
-  struct stat st;
-  if (*used == 1 && stat(argv[0], &st) == 0 && S_ISREG(st.st_mode)) {
-    rc = source_load_file(argv[0], pos, line, err);
-    if (rc) return rc;
-    /* a line that does not start with the attacker's check is no mating line (e.g. a game record) */
-    if (line->n > 0 && !pos_gives_check(pos, line->moves[0])) line->n = 0;
-  }
-  return TS_OK;
-}
-
 /* The solver's main line of pos into line; 0, or after a message 2 (no mate: bad input) or 1 (not found). */
 int cli_find_main_line(const char *cmd, const Position *pos, uint64_t nodes, SourceLine *line) {
   SolverOptions o;
@@ -109,7 +94,7 @@ int cli_find_main_line(const char *cmd, const Position *pos, uint64_t nodes, Sou
     solver_free(s);
     return rc || r.status == SOLVE_NOMATE ? 2 : 1;
   }
-  line->n = r.pv_len < 2048 ? r.pv_len : 2048;
+  line->n = r.pv_len < SOURCE_LINE_MAX ? r.pv_len : SOURCE_LINE_MAX;
   memcpy(line->moves, r.pv, (size_t)line->n * sizeof(Move));
   solver_free(s);
   return 0;
@@ -277,13 +262,13 @@ int cmd_roles(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(ROLES_HELP, stdout); return 0;
     case 'j': json = true; break;
     case 'l': line_text = optarg; break;
     case 'N':
-      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("roles", "--nodes needs a number >= 1");
+      if (cli_option_u64("roles", "--nodes", optarg, 1, CLI_NODES_MAX, &nodes)) return 2;
       break;
     default: return cli_getopt_error("roles", c, argv);
     }
@@ -296,7 +281,7 @@ int cmd_roles(int argc, char **argv) {
   if (rc) return cli_fail("roles", &err);
   if (i + used != argc) return cli_usage_error("roles", "unexpected argument '%s'", argv[i + used]);
   if (line_text) {
-    rc = usi_line_parse(&pos, line_text, line.moves, 2048, &line.n, &err);
+    rc = usi_line_parse(&pos, line_text, line.moves, SOURCE_LINE_MAX, &line.n, &err);
     if (rc) {
       snprintf(err.where, sizeof err.where, "--line");
       return cli_fail("roles", &err);

@@ -16,7 +16,7 @@
 
 static const char SHOW_HELP[] =
     "usage: tsume show [--mirror] [--canonical] [--svg [--title T] [--length N] [--solve] [--final]\n"
-    "                  [--width PX]] <SFEN|file.kif|file.kifu|file.csa|file.sfen>\n"
+    "                  [--width PX] [--time-ms T]] <SFEN|file.kif|file.kifu|file.csa|file.sfen>\n"
     "Prints the position as a diagram, then its SFEN.\n"
     "  --mirror     reflect left-right (file f <-> 10-f) first\n"
     "  --canonical  take the canonical orientation (the smaller key of the position\n"
@@ -25,17 +25,20 @@ static const char SHOW_HELP[] =
     "               defender's upside down, both hands as 持駒, title and length under it\n"
     "  --title T    the title under the SVG diagram\n"
     "  --length N   the length under it (N手詰)\n"
-    "  --solve      solve first (at most 10 s) and write the length found under it\n"
+    "  --solve      solve first (at most 10 s) and write the length found under it,\n"
+    "               when it is proven exact (else none, and a note on stderr)\n"
+    "  --time-ms T  the solver's time for --solve and --final (default 10000)\n"
     "  --final      solve and draw the final position (詰め上がり), last move shaded\n"
     "  --width PX   width attribute of the SVG (default: its natural 480 px)\n"
     "Exit status: 0 ok, 1 --solve/--final found no mate, 2 bad usage or input.\n";
 
-/* Solves pos for --solve / --final: 0 and the length (and *pos played to the end
- * with *last set, when final), or the exit status with a message. */
-static int show_solve(Position *pos, bool final, int *length, Move *last) {
+/* Solves pos for --solve / --final: 0 and the length, 0 when it is only an upper
+ * bound (said on stderr), and *pos played to the end with *last set, when final;
+ * or the exit status with a message. */
+static int show_solve(Position *pos, bool final, uint64_t time_ms, int *length, Move *last) {
   SolverOptions so;
   solver_options_default(&so);
-  so.time_ms = 10000;
+  so.time_ms = time_ms;
   Solver *s = solver_create(&so);
   if (!s) {
     fprintf(stderr, "tsume show: out of memory\n");
@@ -45,11 +48,16 @@ static int show_solve(Position *pos, bool final, int *length, Move *last) {
   int rc = solver_solve(s, pos, &r);
   if (rc != TS_OK || r.status != SOLVE_MATE || r.pv_len == 0) {
     fprintf(stderr, "tsume show: %s\n",
-            rc != TS_OK ? "the side not to move is in check" : r.status == SOLVE_NOMATE ? "no mate" : "no mate found in 10 s");
+            rc != TS_OK ? "the side not to move is in check" : r.status == SOLVE_NOMATE ? "no mate" : "no mate found in the time");
     solver_free(s);
     return rc != TS_OK ? 2 : 1;
   }
-  *length = r.pv_len;
+  *length = r.exact ? r.pv_len : 0;
+  if (!r.exact)
+    fprintf(stderr,
+            "tsume show: the solver proved a mate in at most %d moves in %llu ms, not that none is shorter: no length "
+            "is written under the diagram (give --length N)%s\n",
+            r.pv_len, (unsigned long long)time_ms, final ? "; the final position is that of a mating line, maybe not the main line" : "");
   if (final) {
     for (int i = 0; i < r.pv_len; i++) {
       Undo u;
@@ -69,12 +77,13 @@ int cmd_show(int argc, char **argv) {
                                        {"canonical", no_argument, NULL, 'c'}, {"svg", no_argument, NULL, 's'},
                                        {"title", required_argument, NULL, 't'}, {"length", required_argument, NULL, 'l'},
                                        {"solve", no_argument, NULL, 'S'},     {"final", no_argument, NULL, 'f'},
-                                       {"width", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
+                                       {"width", required_argument, NULL, 'w'}, {"time-ms", required_argument, NULL, 'T'},
+                                       {NULL, 0, NULL, 0}};
+  uint64_t time_ms = 10000;
   optind = 1;
   opterr = 0;
   int c;
-  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
-  while ((c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1) {
     uint64_t v;
     switch (c) {
     case 'h': fputs(SHOW_HELP, stdout); return 0;
@@ -87,6 +96,9 @@ int cmd_show(int argc, char **argv) {
       so.length = (int)v;
       break;
     case 'S': solve = true; break;
+    case 'T':
+      if (cli_option_u64("show", "--time-ms", optarg, 1, CLI_TIME_MS_MAX, &time_ms)) return 2;
+      break;
     case 'f': final = solve = true; break;
     case 'w':
       if (!cli_parse_u64(optarg, &v) || v < 16 || v > 10000) return cli_usage_error("show", "--width needs 16-10000");
@@ -95,6 +107,11 @@ int cmd_show(int argc, char **argv) {
     case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
     default: return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
     }
+  }
+  char title[1024];
+  if (so.title) { /* control bytes of the title are shown escaped, not written into the SVG */
+    cli_escape(so.title, title, sizeof title);
+    so.title = title;
   }
   if ((so.title || so.length || solve || so.width) && !svg)
     return cli_usage_error("show", "--title, --length, --solve, --final and --width go with --svg");
@@ -117,7 +134,7 @@ int cmd_show(int argc, char **argv) {
     if (solve) {
       int length = 0;
       so.attacker = pos.side; /* the final position has the defender to move */
-      rc = show_solve(&pos, final, &length, &so.last_move);
+      rc = show_solve(&pos, final, time_ms, &length, &so.last_move);
       if (rc) return rc;
       if (!so.length) so.length = length;
       if (final && !so.title) so.title = "詰め上がり";

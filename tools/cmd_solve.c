@@ -107,11 +107,13 @@ int cmd_solve(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  /* '+': stop at the first non-option, so a SFEN's words are left to cli_load_position */
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if ((c == 'T' || c == 'N' || c == 'H' || c == 'W') && !cli_parse_u64(optarg, &v))
-      return cli_usage_error("solve", "%s needs a number", argv[optind - 1]);
+    if ((c == 'T' && cli_option_u64("solve", "--time-ms", optarg, 1, CLI_TIME_MS_MAX, &v)) ||
+        (c == 'N' && cli_option_u64("solve", "--nodes", optarg, 1, CLI_NODES_MAX, &v)) ||
+        (c == 'H' && cli_option_u64("solve", "--hash", optarg, 1, 1u << 20, &v)) ||
+        (c == 'W' && cli_option_u64("solve", "--within", optarg, 0, 20000, &v)))
+      return 2;
     switch (c) {
     case 'h': fputs(SOLVE_HELP, stdout); return 0;
     case 'j': json = true; break;
@@ -121,14 +123,8 @@ int cmd_solve(int argc, char **argv) {
     case 'E': o.prove_exact = false; break;
     case 'T': o.time_ms = v; break;
     case 'N': o.max_nodes = v; break;
-    case 'H':
-      if (v < 1 || v > (1u << 20)) return cli_usage_error("solve", "--hash needs 1 to 1048576 (MB)");
-      o.hash_mb = (size_t)v;
-      break;
-    case 'W':
-      if (v > 20000) return cli_usage_error("solve", "--within needs 0 to 20000");
-      within = (int)v;
-      break;
+    case 'H': o.hash_mb = (size_t)v; break;
+    case 'W': within = (int)v; break;
     case 'P':
       if (cli_option_mp("solve", optarg, &o)) return 2;
       break;

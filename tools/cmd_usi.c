@@ -43,12 +43,27 @@ typedef struct {
 } UsiEngine;
 
 static void usi_out(UsiEngine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Every line goes out escaped (cli_escape): a byte of a GUI's command echoed in
+ * an answer (an unknown command, a bad move) is never sent back raw. */
 static void usi_out(UsiEngine *e, const char *fmt, ...) {
   va_list ap;
-  pthread_mutex_lock(&e->out_lock);
+  char small[512], *text = small, *safe = NULL;
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  int len = vsnprintf(small, sizeof small, fmt, ap);
   va_end(ap);
+  if (len >= (int)sizeof small && (text = malloc((size_t)len + 1))) {
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+  }
+  if (!text) text = small; /* out of memory: the line cut at its first 511 bytes */
+  size_t cap = strlen(text) * 4 + 1;
+  safe = malloc(cap);
+  if (safe) cli_escape(text, safe, cap);
+  pthread_mutex_lock(&e->out_lock);
+  fputs(safe ? safe : "info string error: out of memory", stdout);
+  free(safe);
+  if (text != small) free(text);
   fputc('\n', stdout);
   fflush(stdout);
   pthread_mutex_unlock(&e->out_lock);

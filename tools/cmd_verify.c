@@ -21,7 +21,8 @@ static const char VERIFY_HELP[] =
     "the flags the checker finds must be the stored ones: complete, yozume (and\n"
     "hayazume), last-move-alt, komaamari, hendou, higentei, tejun-zengo, ukai; a\n"
     "complete work's length must be its line's. Each disagreement is printed; the\n"
-    "exit status is 1 if there is any, 0 otherwise.\n"
+    "exit status is 1 if there is any, or if any work is unproven (not verified), 0\n"
+    "otherwise.\n"
     "  --moves N   only the works of N plies; --min-moves / --max-moves: of N plies or\n"
     "              more / or fewer\n"
     "  --limit K   the first K works in the walk's order (length, then key)\n"
@@ -32,7 +33,8 @@ static const char VERIFY_HELP[] =
     "              verdict (complete or not) and its yozume / komaamari must match the\n"
     "              stored flags\n"
     "  --nodes N   node limit of each solver question (default 2000000); a problem with\n"
-    "              a question that hits it is counted as 'unproven', not as a disagreement\n"
+    "              a question that hits it is counted as 'unproven', not as a disagreement;\n"
+    "              any unproven work makes the exit status 1\n"
     "  --threads N worker threads, each with its own checker (default: the number of\n"
     "              processors); disagreements are printed in key order\n"
     "  --partial   verify a database whose enumeration is not finished (in progress\n"
@@ -324,7 +326,7 @@ static int verify_main(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(VERIFY_HELP, stdout); return 0;
     case 'd': path = optarg; break;
@@ -349,10 +351,10 @@ static int verify_main(int argc, char **argv) {
         return cli_usage_error("verify", "--sample needs a number from 1 to 100000000");
       break;
     case 'S':
-      if (!cli_parse_u64(optarg, &seed)) return cli_usage_error("verify", "--seed needs a number");
+      if (cli_option_u64("verify", "--seed", optarg, 0, UINT64_MAX, &seed)) return 2;
       break;
     case 'n':
-      if (!cli_parse_u64(optarg, &nodes) || nodes < 1) return cli_usage_error("verify", "--nodes needs a number");
+      if (cli_option_u64("verify", "--nodes", optarg, 1, CLI_NODES_MAX, &nodes)) return 2;
       break;
     case 't':
       if (!cli_parse_u64(optarg, &threads) || threads < 1 || threads > WORKERS_MAX)
@@ -422,14 +424,19 @@ static int verify_main(int argc, char **argv) {
   if (rc && rc != 1) return cli_fail("verify", &err);
   if (sample) printf("sample of %llu drawn from %llu (seed %llu)\n", (unsigned long long)run.checked,
                      (unsigned long long)seen, (unsigned long long)seed);
-  printf("verified %llu %s in %.1f s: %llu disagreements, %llu alternatives found (%llu of them tolerated: "
-         "last-move-alt, hendou, higentei, tejun-zengo, ukai), %llu problems unproven\n",
-         (unsigned long long)run.checked, all ? "problems" : "complete works", (cli_now_ms() - t0) / 1000.0, (unsigned long long)sum.bad,
-         (unsigned long long)sum.alternatives, (unsigned long long)sum.tolerated, (unsigned long long)sum.unproven);
+  /* an unproven work is not verified: it comes first, and makes the run fail */
+  printf("verified %llu %s in %.1f s: %llu unproven, %llu disagreements, %llu alternatives found (%llu of them "
+         "tolerated: last-move-alt, hendou, higentei, tejun-zengo, ukai)\n",
+         (unsigned long long)run.checked, all ? "problems" : "complete works", (cli_now_ms() - t0) / 1000.0,
+         (unsigned long long)sum.unproven, (unsigned long long)sum.bad, (unsigned long long)sum.alternatives,
+         (unsigned long long)sum.tolerated);
   if (sum.unsettled)
     printf("%llu problems flagged unsettled (the enumeration was cut by --max-moves) were checked but not compared\n",
            (unsigned long long)sum.unsettled);
-  return sum.bad ? 1 : 0;
+  if (sum.unproven)
+    cli_message("verify", "%llu of %llu not verified: a question hit the node limit (--nodes %llu); give more",
+                (unsigned long long)sum.unproven, (unsigned long long)run.checked, (unsigned long long)nodes);
+  return sum.bad || sum.unproven ? 1 : 0;
 }
 
 /* A fault inside LMDB on a damaged file exits 3, not with a core dump (dbguard.h). */

@@ -43,7 +43,8 @@ static void usage(FILE *f) {
           TSUME_VERSION);
   for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     fprintf(f, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-  fprintf(f, "\n'tsume <command> --help' describes each command.\n"
+  fprintf(f, "\n'tsume <command> --help' describes each command. Options may come before or after the\n"
+             "operands (files, SFENs); '--' ends the options.\n"
              "Exit status: 0 ok, 1 a check failed or nothing found, 2 bad usage or input, 3 I/O or database error.\n");
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "csa.h"
 #include "kif.h"
@@ -22,9 +23,17 @@ static bool has_ext(const char *path, const char *suf) {
   return true;
 }
 
-static int read_all(const char *path, char **out, size_t *len, TsError *err) {
+int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
+  *out = NULL;
+  *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > SOURCE_FILE_MAX) {
+    fclose(f); /* refused before a byte is read: a problem file is never this large */
+    return ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "file larger than %u MiB (the most a problem file may be)",
+                        SOURCE_FILE_MAX >> 20);
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   if (!buf) {
@@ -34,20 +43,22 @@ static int read_all(const char *path, char **out, size_t *len, TsError *err) {
   size_t r;
   while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
     n += r;
+    if (n > SOURCE_FILE_MAX) { /* not a regular file: the size was not known before */
+      free(buf);
+      fclose(f);
+      return ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "file larger than %u MiB (the most a problem file may be)",
+                          SOURCE_FILE_MAX >> 20);
+    }
     if (n + 1 >= cap) {
-      if (cap > (64u << 20)) {
-        free(buf);
-        fclose(f);
-        return ts_error_set(err, TS_ERR_IO, path, 0, 0, "file larger than 64 MiB");
-      }
-      char *nb = realloc(buf, cap * 2);
+      size_t ncap = cap * 2 > SOURCE_FILE_MAX + 2 ? SOURCE_FILE_MAX + 2 : cap * 2;
+      char *nb = realloc(buf, ncap);
       if (!nb) {
         free(buf);
         fclose(f);
         return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
       }
       buf = nb;
-      cap *= 2;
+      cap = ncap;
     }
   }
   int bad = ferror(f) ? errno : 0; /* a directory opens, then fails here with EISDIR */
@@ -73,7 +84,7 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
   if (line) {
     for (const KifNode *n = rec.root->child; n && n->special == KIF_SPECIAL_NONE; n = n->child) {
       if (line->n >= (int)(sizeof line->moves / sizeof line->moves[0])) {
-        rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "main line longer than %d moves", line->n);
+        rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "a line longer than %d moves (the most one may have)", line->n);
         break;
       }
       line->moves[line->n++] = n->move;
@@ -146,7 +157,7 @@ int source_load_file(const char *path, Position *pos, SourceLine *line, TsError 
   char *text = NULL;
   size_t len = 0;
   if (line) line->n = 0;
-  int rc = read_all(path, &text, &len, err);
+  int rc = source_read_file(path, &text, &len, err);
   if (rc) return rc;
   SourceType type = SOURCE_UNKNOWN;
   KifEncoding hint = KIF_ENC_AUTO;

@@ -18,9 +18,14 @@
 
 #include "position.h"
 
+/* The most moves a line may have, wherever it comes from (a file's main line,
+ * the "moves" after a SFEN, --line, a TSV column): longer ones are refused with
+ * one message, "a line longer than 2048 moves (the most one may have)". */
+#define SOURCE_LINE_MAX 2048
+
 /* A main line: moves[0..n), legal in sequence from the start position. */
 typedef struct {
-  Move moves[2048];
+  Move moves[SOURCE_LINE_MAX];
   int n;
 } SourceLine;
 
@@ -29,11 +34,22 @@ typedef struct {
  * NULL it receives the main line (KIF: the first child at every ply, up to the
  * special move; CSA: every move; SFEN: the "moves" part), n = 0 when there is none.
  * Returns TS_OK, or with err filled:
- *   TS_ERR_IO       the file cannot be opened or read (a directory), or is larger than 64 MiB;
- *   TS_ERR_PARSE    malformed text, a main line longer than 2048 moves, unknown file type;
+ *   TS_ERR_IO       the file cannot be opened or read (a directory);
+ *   TS_ERR_PARSE    malformed text, a main line longer than SOURCE_LINE_MAX moves, unknown
+ *                   file type, a file larger than SOURCE_FILE_MAX (bad input, not an I/O fault);
  *   TS_ERR_ILLEGAL  impossible position or illegal move (line and column of the reader);
  *   TS_ERR_NOMEM.
  */
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err);
+
+/* The most bytes a problem file (KIF, CSA, SFEN, a TSV or SFEN list) may hold. */
+#define SOURCE_FILE_MAX (64u << 20)
+/*
+ * Reads the whole file into *out (NUL-terminated, *len bytes without the NUL;
+ * free() it). A regular file larger than SOURCE_FILE_MAX is refused before it is
+ * read; a pipe or a FIFO is read up to that size. Returns TS_OK, TS_ERR_IO (cannot
+ * open or read), TS_ERR_PARSE (too large), TS_ERR_NOMEM.
+ */
+int source_read_file(const char *path, char **out, size_t *len, TsError *err);
 
 #endif
