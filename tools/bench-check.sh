@@ -2,10 +2,10 @@
 # bench-check.sh - time and nodes of `tsume check` on the public problem sets,
 # with the verdicts and flaw kinds of each set.
 #
-# usage: tools/bench-check.sh [-b build/tools/tsume] [-d ../shared/data/public] [-o DIR]
+# usage: tools/bench-check.sh [-b build/tools/tsume] [-d data/public] [-o DIR]
 #                             [-s SET]... [-- tsume check options...]
 #   -b PATH   the tsume binary (default: build/tools/tsume)
-#   -d DIR    the public data directory (default: ../shared/data/public)
+#   -d DIR    the public data directory (default: data/public)
 #   -o DIR    where the JSON lines of each set are kept (default: a temporary directory,
 #             removed at the end)
 #   -s SET    only this set (zukou, gts, tanuki, jissen); may be repeated
@@ -17,7 +17,7 @@
 # checks' time and nodes, the wall time, and the slowest problems.
 set -u
 T=build/tools/tsume
-D=../shared/data/public
+D=$(dirname "$0")/../data/public
 OUT=
 SETS=
 while [ $# -gt 0 ]; do

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef TSUME_SHARED_DATA
-#define TSUME_SHARED_DATA "../shared/data/public"
+#ifndef TSUME_PUBLIC_DATA
+#define TSUME_PUBLIC_DATA "data/public"
 #endif
 
 static void copy_field(char *dst, size_t n, const char *src, size_t len) {
@@ -17,7 +17,7 @@ static void copy_field(char *dst, size_t n, const char *src, size_t len) {
 
 int testdata_load(const char *file, TestRow **rows) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", TSUME_SHARED_DATA, file);
+  snprintf(path, sizeof path, "%s/%s", TSUME_PUBLIC_DATA, file);
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   size_t cap = 256, n = 0;

@@ -1,5 +1,5 @@
 /*
- * testdata.h - helpers shared by the tests: the SFENs of ../shared/data/public.
+ * testdata.h - helpers shared by the tests: the SFENs of data/public.
  */
 #ifndef TSUME_TESTDATA_H
 #define TSUME_TESTDATA_H

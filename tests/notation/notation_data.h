@@ -1,5 +1,5 @@
 /*
- * notation_data.h - the rows of ../shared/data/public for the notation tests:
+ * notation_data.h - the rows of data/public for the notation tests:
  * every SFEN of every *.tsv (column 2) and *.sfen file (one a line), '#' lines
  * skipped, with the USI solution (column 3) of the files that have one.
  */

@@ -287,7 +287,7 @@ static void kif_roundtrip_one(const NotationRow *r, const Position *p, const Mov
 static void test_public_roundtrip(void **state) {
   (void)state;
   NotationRow *rows;
-  int n = notation_rows_load(TSUME_SHARED_DATA, &rows);
+  int n = notation_rows_load(TSUME_PUBLIC_DATA, &rows);
   assert_true(n > 2500);
   /* every SFEN row of every file; the 二歩 rows of tanuki are refused (see below) */
   int positions = 0, with_solution = 0, plies = 0, rejected = 0;

@@ -187,7 +187,7 @@ static void test_tanuki_long(void **state) {
 static void test_zukou_certified(void **state) {
   (void)state;
   char path[1024];
-  snprintf(path, sizeof path, "%s/zukou100.tsv", TSUME_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/zukou100.tsv", TSUME_PUBLIC_DATA);
   FILE *f = fopen(path, "r");
   assert_non_null(f);
   static char line[65536];
