@@ -632,10 +632,11 @@ int cmd_compose(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  int li = -1;
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, &li)) != -1; li = -1) {
     uint64_t v = 0;
     if (strchr("sTIStpnMmwR", c) && !cli_parse_u64(optarg, &v)) {
-      status = cli_usage_error("compose", "%s needs a number", argv[optind - 1]);
+      status = cli_usage_error("compose", "--%s needs a whole number, not '%s'", li >= 0 ? LONG[li].name : "?", optarg);
       goto out;
     }
     switch (c) {

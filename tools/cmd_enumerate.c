@@ -317,7 +317,7 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(ENUM_HELP, stdout); return 0;
     case 'p': o->spec = optarg; break;

@@ -281,7 +281,7 @@ static int export_main(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  for (int c; (c = getopt_long(argc, argv, "+:h", LONG, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     switch (c) {
     case 'h': fputs(EXPORT_HELP, stdout); return 0;
     case 'd': path = optarg; break;
