@@ -138,6 +138,10 @@ bool check_kind_tolerated(const CheckOptions *o, FlawKind k) {
 
 bool check_is_complete(const CheckReport *r) { return r->verdict == CHECK_COMPLETE; }
 
+bool check_flaw_longer(const CheckReport *r, const CheckFlaw *f) {
+  return f->alt != MOVE_NONE && f->ply % 2 == 1 && f->alt_length > r->line_length - f->ply + 1;
+}
+
 /* ---- budget -------------------------------------------------------------- */
 
 /* Sets the solver's limits for the next question; false when the check's

@@ -169,6 +169,9 @@ const char *check_verdict_name(CheckVerdict v);
 /* Is the flaw kind tolerated under the options (a キズ)? */
 bool check_kind_tolerated(const CheckOptions *o, FlawKind k);
 bool check_is_complete(const CheckReport *r);
+/* Does the attacker alternative f mate in more plies than the line's remainder
+ * (a longer 余詰, or a 迂回 that comes back later)? */
+bool check_flaw_longer(const CheckReport *r, const CheckFlaw *f);
 /* 非限定 shape of an alternative check alt to the line's move m (attacker to
  * move in pos): the same move but for promotion, or the same piece dropped on
  * another square of the same line on the same side of the defender's king.

@@ -26,12 +26,21 @@ static const char CHECK_HELP[] =
     "with its ply, the line's move, the alternative (KIF and USI), its length and line:\n"
     "  the line:   illegal, not-check (an attacker move that does not check), not-mate\n"
     "              (the end is not mate), not-longest-defence, komaamari (駒余り);\n"
-    "  attacker:   yozume (余詰), hayazume (早詰), last-move-alt (最終手余詰), higentei\n"
-    "              (非限定), tejun-zengo (手順前後), ukai (迂回) - the last three and\n"
-    "              last-move-alt are tolerated キズ;\n"
+    "  attacker:   at a move of the line before the last, another check after which\n"
+    "              the defender is mated at ANY length (無駄合 not counted) is a flaw:\n"
+    "              shorter than the line's remainder: hayazume (早詰); as long: yozume\n"
+    "              (余詰), or higentei (非限定: promotion, or a drop on the same line),\n"
+    "              tejun-zengo (手順前後) or ukai (迂回) when it comes back to the line;\n"
+    "              longer: yozume (余詰), or ukai (迂回) when some main line of it\n"
+    "              comes back to a position of the line. On the last move another\n"
+    "              mate in one is last-move-alt (最終手余詰); a longer mate there is no\n"
+    "              flaw. A one-move problem needs a unique mating move. higentei,\n"
+    "              tejun-zengo, ukai and last-move-alt are tolerated キズ;\n"
     "  defender:   nomate (不詰, an escape), henchou (変長), hendou (変同, tolerated).\n"
     "Verdicts: complete, flawed, nomate, unknown (a budget stopped a question that\n"
-    "could make it flawed), bad-line (illegal, not-check or not-mate).\n"
+    "could make it flawed: an alternative not settled is never taken as no mate),\n"
+    "bad-line (illegal, not-check or not-mate). The summary counts the alternatives\n"
+    "longer than the line apart (JSON: \"longer\" per flaw and in the summary).\n"
     "The intended line is the file's main line (KIF/KIFU/CSA moves, the \"moves\" of a\n"
     "SFEN, the solution_usi column of a TSV), or --line; with none, the solver's\n"
     "main line (shortest attack, longest defence, 駒余り tie-break, 無駄合 not\n"
@@ -544,6 +553,7 @@ typedef struct {
   bool json, quiet;
   uint64_t verdicts[5], errors, problems, nodes, time_ms;
   uint64_t kinds[FLAW_KIND_NB];
+  uint64_t longer[FLAW_KIND_NB]; /* of kinds[]: attacker alternatives longer than the line's remainder */
   int worst_input; /* 0, 2, 3 */
   bool all_complete;
 } CheckOut;
@@ -632,8 +642,8 @@ static void print_json(const CheckItem *it) {
     json_move(f->alt);
     printf(",\"alt_length\":%d,\"alt_line\":", f->alt_length);
     json_moves(f->alt_line, f->alt_line_len);
-    printf(",\"alt_komaamari\":%s,\"tolerated\":%s}", f->alt_komaamari ? "true" : "false",
-           f->tolerated ? "true" : "false");
+    printf(",\"alt_komaamari\":%s,\"longer\":%s,\"tolerated\":%s}", f->alt_komaamari ? "true" : "false",
+           check_flaw_longer(r, f) ? "true" : "false", f->tolerated ? "true" : "false");
   }
   printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
          r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
@@ -681,7 +691,7 @@ static void print_alt_line(const Position *before, Move prev, const CheckFlaw *f
   }
 }
 
-static void print_flaw(const Position *before, Move prev, const CheckFlaw *f) {
+static void print_flaw(const CheckReport *r, const Position *before, Move prev, const CheckFlaw *f) {
   printf("        * %s %s", check_flaw_name_ja(f->kind), check_flaw_name(f->kind));
   if (f->tolerated) printf(" (キズ, tolerated)");
   if (f->alt != MOVE_NONE) {
@@ -690,7 +700,8 @@ static void print_flaw(const Position *before, Move prev, const CheckFlaw *f) {
     usi_move_write(f->alt, mv);
     printf(": %s (%s)", t, mv);
     if (f->alt_length >= 0)
-      printf(", mate in %d%s", f->alt_length, f->alt_komaamari ? " with pieces left (駒余り)" : "");
+      printf(", mate in %d%s%s", f->alt_length, check_flaw_longer(r, f) ? " (longer than the line)" : "",
+             f->alt_komaamari ? " with pieces left (駒余り)" : "");
     else
       printf(", no mate");
     if (f->alt_line_len > 0) {
@@ -750,13 +761,13 @@ static void print_text(const CheckItem *it) {
     } else if (fi < r->nflaws) {
       printf("  %3d (end)\n", ply);
     }
-    while (fi < r->nflaws && r->flaws[fi].ply == ply) print_flaw(&p, prev, &r->flaws[fi++]);
+    while (fi < r->nflaws && r->flaws[fi].ply == ply) print_flaw(r, &p, prev, &r->flaws[fi++]);
     if (!have || !legal) break;
     Undo u;
     pos_do_move(&p, m, &u);
     prev = m;
   }
-  while (fi < r->nflaws) print_flaw(&p, prev, &r->flaws[fi++]); /* past an illegal move */
+  while (fi < r->nflaws) print_flaw(r, &p, prev, &r->flaws[fi++]); /* past an illegal move */
   int bad = 0, tol = 0;
   for (int i = 0; i < r->nflaws; i++) r->flaws[i].tolerated ? tol++ : bad++;
   printf("verdict: %s (%s)", check_verdict_name(r->verdict), VERDICT_JA[r->verdict]);
@@ -793,7 +804,10 @@ static void print_item(void *ctx, CheckItem *it) {
     o->verdicts[r->verdict]++;
     o->nodes += r->nodes;
     o->time_ms += r->time_ms;
-    for (int i = 0; i < r->nflaws; i++) o->kinds[r->flaws[i].kind]++;
+    for (int i = 0; i < r->nflaws; i++) {
+      o->kinds[r->flaws[i].kind]++;
+      if (check_flaw_longer(r, &r->flaws[i])) o->longer[r->flaws[i].kind]++;
+    }
     if (r->verdict != CHECK_COMPLETE) o->all_complete = false;
   }
   if (o->json)
@@ -820,6 +834,13 @@ static void print_summary(const CheckOut *o, uint64_t wall_ms) {
         printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)o->kinds[k]);
         first = false;
       }
+    printf("},\"longer\":{");
+    first = true;
+    for (int k = 0; k < FLAW_KIND_NB; k++)
+      if (o->longer[k]) {
+        printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)o->longer[k]);
+        first = false;
+      }
     printf("},\"nodes\":%llu,\"time_ms\":%llu,\"wall_ms\":%llu}}\n", (unsigned long long)o->nodes,
            (unsigned long long)o->time_ms, (unsigned long long)wall_ms);
     return;
@@ -834,6 +855,13 @@ static void print_summary(const CheckOut *o, uint64_t wall_ms) {
     if (o->kinds[k]) {
       printf(" %s %llu", check_flaw_name((FlawKind)k), (unsigned long long)o->kinds[k]);
       any = true;
+    }
+  bool longer = false;
+  for (int k = 0; k < FLAW_KIND_NB; k++)
+    if (o->longer[k]) {
+      printf("%s %s %llu", longer ? "," : "\nof them longer than the line's remainder:", check_flaw_name((FlawKind)k),
+             (unsigned long long)o->longer[k]);
+      longer = true;
     }
   printf("%s\ntime %llu ms (wall %llu ms), nodes %llu\n", any ? "" : " none", (unsigned long long)o->time_ms,
          (unsigned long long)wall_ms, (unsigned long long)o->nodes);

@@ -233,6 +233,17 @@ expect "no line, a 変同 branch with 変別: exit" 1 $st
 has "no line, a 変同 branch with 変別: flawed" "^verdict: flawed" "$W/hendou.txt"
 has "no line, a longer 余詰 at ply 13" "余詰 yozume: ▲１九龍(28) (2h1i), mate in 7" "$W/hendou.txt"
 
+# a longer 余詰 (G2S2, 11 plies: at ply 5 G*3c mates in 9 against the line's 7) is flawed, and counted apart
+"$T" check --line "3c3b 2c3c 4b4c 3c2b G*2c 2b1a 3b2a+ 1a2a 4c3b 2a1a 2c2b" "9/5Gg2/6Sk1/9/7+S1/9/9/9/9 b 2r2b2g2s4n4l18p 1" \
+  > "$W/longer.txt"; st=$?
+expect "longer 余詰: exit" 1 $st
+has "longer 余詰: flawed" "^verdict: flawed" "$W/longer.txt"
+has "longer 余詰: the alternative" "余詰 yozume: ▲３三金打 (G\*3c), mate in 9 (longer than the line)" "$W/longer.txt"
+has "longer 余詰: the summary" "^of them longer than the line's remainder: yozume 1" "$W/longer.txt"
+"$T" check --json --line "3c3b 2c3c 4b4c 3c2b G*2c 2b1a 3b2a+ 1a2a 4c3b 2a1a 2c2b" \
+  "9/5Gg2/6Sk1/9/7+S1/9/9/9/9 b 2r2b2g2s4n4l18p 1" > "$W/longer.json"
+has "longer 余詰: JSON" '"longer":{"yozume":1}' "$W/longer.json"
+
 "$T" --help | grep -q "^  check "
 expect "listed in tsume --help" 0 $?
 
