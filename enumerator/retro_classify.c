@@ -492,9 +492,10 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int w) {
     Position p = *q;
     Undo u;
     pos_do_move(&p, cand[k], &u);
-    if (att && rj->nmv < RETRO_LINE_MAX) rj->mv[rj->nmv++] = move_compact(cand[k]);
+    bool push = att && rj->nmv < RETRO_LINE_MAX;
+    if (push) rj->mv[rj->nmv++] = move_compact(cand[k]);
     int r = rejoin_any(c, rj, &p, w - 1);
-    if (att) rj->nmv--;
+    if (push) rj->nmv--;
     if (r > best) best = r;
   }
   return best;
