@@ -449,7 +449,7 @@ static void load_dir(CheckList *l, const char *path) {
     n++;
   }
   closedir(d);
-  qsort(names, n, sizeof *names, name_cmp);
+  if (n) qsort(names, n, sizeof *names, name_cmp);
   for (size_t i = 0; i < n; i++) {
     if (!l->nomem) load_path(l, names[i], true);
     free(names[i]);
