@@ -281,7 +281,9 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   int any = 0, within = 0;
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
   bool in = cls_in(c->r, pos);
-  int bound = nmates ? c->r->opt.max_moves : V - 1;
+  /* outside the material each value is a solver question: the longer mates are left to
+   * alternatives_at, which asks them only while the problem has no 余詰 (*nmates = -1) */
+  int bound = nmates && in ? c->r->opt.max_moves : V - 1;
   /* outside the material the checks are played on a copy of pos */
   Position q;
   if (!in) q = *pos;
@@ -308,7 +310,7 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
       }
     }
   *nwithin = within;
-  if (nmates) *nmates = any;
+  if (nmates) *nmates = in ? any : -1;
   return bm;
 }
 
@@ -540,9 +542,13 @@ static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const M
     Position q = main[i];
     Undo u;
     pos_do_move(&q, m, &u);
-    int w = cls_value(c, &q, c->r->opt.max_moves);
-    if (w < 0) continue;
-    if (w > R - 1 && ((flags | f) & RETRO_F_YOZUME)) continue;
+    /* the remaining length first: outside the material a longer mate costs a solver question */
+    int w = cls_value(c, &q, R - 1);
+    if (w < 0) {
+      if ((flags | f) & RETRO_F_YOZUME) continue;
+      w = cls_value(c, &q, c->r->opt.max_moves);
+      if (w < 0) continue;
+    }
     f |= alternative_kind(c, main, nmain, line, length, i, m, w);
   }
   return f;
@@ -599,7 +605,7 @@ static void classify_as(Cls *c, const Position *start, int length, RetroProblem 
         root_within = nw;
       }
       if (nw > 1 && last) pb->flags |= RETRO_F_LAST_MOVE_ALT;
-      if (!last && nm > 1) alt_at[nalt++] = (uint8_t)ply;
+      if (!last && (nm > 1 || nm < 0)) alt_at[nalt++] = (uint8_t)ply;
     } else {
       int ns;
       m = defender_best(c, &pos, length - ply, &ns);
