@@ -7,17 +7,11 @@
 #   export_target_test.sh TSUME
 set -u
 T=${1:?usage: export_target_test.sh TSUME}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../enumerator/testlib.sh"
+TMP=$tmp
 
 DB=$TMP/g2p1.mdb
-"$T" enumerate --pieces G2P1 --db "$DB" >/dev/null 2>&1 || fail "enumerate G2P1"
+"$T" enumerate --pieces G2P1 --db "$DB" >/dev/null 2>&1 || bad "enumerate G2P1"
 cd "$TMP" || exit 1
 
 # ---- a folder holding other files ----
@@ -32,30 +26,30 @@ for kind in html kif; do
     grep -q "my own record" "mine-$kind/G2P1-05-000001.kif" && grep -q -- "--force" err; then
     ok "--$kind into a folder of other files: refused (exit 2), nothing touched"
   else
-    fail "--$kind into a folder of other files: exit $st, $n entries: $(head -c 200 err)"
+    bad "--$kind into a folder of other files: exit $st, $n entries: $(head -c 200 err)"
   fi
   "$T" export --db "$DB" --moves 5 --$kind "mine-$kind" --force >out 2>err
   st=$?
   if [ "$st" = 0 ] && ! grep -q "my own record" "mine-$kind/G2P1-05-000001.kif" 2>/dev/null; then
     ok "--$kind --force: written"
   else
-    fail "--$kind --force: exit $st: $(head -c 200 err)"
+    bad "--$kind --force: exit $st: $(head -c 200 err)"
   fi
   # once written by this program, the folder is its own: a new export replaces it
   "$T" export --db "$DB" --moves 7 --complete --$kind "mine-$kind" >out 2>err
   st=$?
-  [ "$st" = 0 ] && ok "--$kind into its own earlier output: written" || fail "--$kind again: exit $st: $(head -c 200 err)"
+  [ "$st" = 0 ] && ok "--$kind into its own earlier output: written" || bad "--$kind again: exit $st: $(head -c 200 err)"
 done
 if [ -f mine-html/.tsume-book ] && [ ! -e mine-html/my-own-page ] && ! ls mine-html/w/*/*-05-* >/dev/null 2>&1; then
   ok "--html: the new book replaced the old one whole"
 else
-  fail "--html: the old book's pages are still there"
+  bad "--html: the old book's pages are still there"
 fi
-[ -f mine-kif/.tsume-kif ] && ok "--kif: marker written" || fail "--kif: no marker"
+[ -f mine-kif/.tsume-kif ] && ok "--kif: marker written" || bad "--kif: no marker"
 printf 'x' >afile
 "$T" export --db "$DB" --moves 5 --html afile >/dev/null 2>err
 st=$?
-[ "$st" = 2 ] && [ "$(cat afile)" = x ] && ok "--html onto a file: refused" || fail "--html onto a file: exit $st"
+[ "$st" = 2 ] && [ "$(cat afile)" = x ] && ok "--html onto a file: refused" || bad "--html onto a file: exit $st"
 
 # ---- an empty selection writes nothing ----
 for kind in html kif; do
@@ -63,14 +57,14 @@ for kind in html kif; do
   st=$?
   left=$(ls -A | grep -c "empty-$kind")
   [ "$st" = 1 ] && [ "$left" = 0 ] && ok "--$kind, empty selection: exit 1, nothing written" ||
-    fail "--$kind, empty selection: exit $st, $(ls -A | grep "empty-$kind" | tr '\n' ' ')"
+    bad "--$kind, empty selection: exit $st, $(ls -A | grep "empty-$kind" | tr '\n' ' ')"
 done
 cp mine-html/index.html before.html
 "$T" export --db "$DB" --moves 31 --complete --html mine-html >/dev/null 2>&1
 if cmp -s before.html mine-html/index.html && [ -f mine-html/book.css ] && [ "$(ls -A | grep -c '^\.mine-html')" = 0 ]; then
   ok "--html, empty selection over a book: the book is unchanged"
 else
-  fail "--html, empty selection over a book: changed"
+  bad "--html, empty selection over a book: changed"
 fi
 
 # ---- killed during the export ----
@@ -81,15 +75,11 @@ for target in new-book mine-html; do
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   if [ "$target" = new-book ]; then
-    [ ! -e new-book ] && ok "killed --html: no half book" || fail "killed --html: $(ls new-book | head -5 | tr '\n' ' ')"
+    [ ! -e new-book ] && ok "killed --html: no half book" || bad "killed --html: $(ls new-book | head -5 | tr '\n' ' ')"
   else
     cmp -s before.html mine-html/index.html && [ -f mine-html/book.css ] && ok "killed --html over a book: the book is unchanged" ||
-      fail "killed --html over a book: changed"
+      bad "killed --html over a book: changed"
   fi
 done
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails failure(s)"
-  exit 1
-fi
-echo "all passed"
+summary

@@ -10,15 +10,8 @@
 #   compose_budget.sh TSUME
 set -u
 TSUME=${1:?usage: compose_budget.sh TSUME}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/../enumerator/testlib.sh"
+dir=$tmp
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 Y='6k2/4+P4/5G2G/9/9/9/9/9/9 b 2r2b2g4s4n4l17p 1'
@@ -36,7 +29,7 @@ for o in "--out $dir/nodir/w.kifu" "--out /dev/null/w.kifu" "--out $dir" "--db $
   "$TSUME" compose --quiet --time-ms 30000 $o "$Y" >"$dir/o" 2>"$dir/e"
   st=$? t=$(($(now_ms) - t0))
   if [ "$st" != 3 ] || [ "$t" -gt 5000 ] || ! grep -q "nodir\|/dev/null/w\|directory" "$dir/e"; then
-    fail "outputs: $o: exit $st after $t ms ($(head -c 200 "$dir/e"))"
+    bad "outputs: $o: exit $st after $t ms ($(head -c 200 "$dir/e"))"
   else
     ok "outputs: $o refused at once (exit 3, $t ms): $(head -1 "$dir/e")"
   fi
@@ -52,7 +45,7 @@ st=$?
 if [ "$st" = 3 ] && grep -q "^#KIF" "$dir/o" && grep -q "printed on stdout" "$dir/e"; then
   ok "outputs: a work whose file cannot be written is printed on stdout (exit 3)"
 else
-  fail "outputs: lost work: exit $st, stdout $(head -c 100 "$dir/o"), stderr $(head -c 300 "$dir/e")"
+  bad "outputs: lost work: exit $st, stdout $(head -c 100 "$dir/o"), stderr $(head -c 300 "$dir/e")"
 fi
 
 # ---- a failed history write ----
@@ -61,7 +54,7 @@ st=$?
 if [ "$st" = 3 ] && grep -q "/dev/full" "$dir/e" && grep -q "^#KIF" "$dir/o"; then
   ok "history: /dev/full is exit 3 with a message, the work on stdout"
 else
-  fail "history: /dev/full: exit $st ($(head -c 200 "$dir/e"))"
+  bad "history: /dev/full: exit $st ($(head -c 200 "$dir/e"))"
 fi
 
 # ---- the time budget ----
@@ -71,7 +64,7 @@ for th in 1 3; do
   wall=$(($(now_ms) - t0))
   tm=$(tail -1 "$dir/o" | sed -n 's/.*"time_ms":\([0-9]*\).*/\1/p')
   if [ -z "$tm" ] || [ "$wall" -gt 3300 ] || [ "$tm" -lt 2990 ] || [ "$tm" -gt "$wall" ]; then
-    fail "budget: --threads $th --time-ms 3000: wall $wall ms, time_ms '$tm'"
+    bad "budget: --threads $th --time-ms 3000: wall $wall ms, time_ms '$tm'"
   else
     ok "budget: --threads $th --time-ms 3000: wall $wall ms, time_ms $tm"
   fi
@@ -89,11 +82,11 @@ st=$?
 if [ "$early" -gt 0 ] && [ "$progress" -gt 0 ] && [ "$st" = 0 ]; then
   ok "from-mate: $early works and $progress progress lines after 2 s (exit $st)"
 else
-  fail "from-mate: after 2 s $early works, $progress progress lines; exit $st"
+  bad "from-mate: after 2 s $early works, $progress progress lines; exit $st"
 fi
 "$TSUME" compose --iterations 0 "$Y" >/dev/null 2>"$dir/e"
 st=$?
-if [ "$st" = 2 ] && grep -q -- "--iterations" "$dir/e"; then ok "--iterations 0 refused"; else fail "--iterations 0: exit $st"; fi
+if [ "$st" = 2 ] && grep -q -- "--iterations" "$dir/e"; then ok "--iterations 0 refused"; else bad "--iterations 0: exit $st"; fi
 
 # ---- no mate found is not no mate ----
 "$TSUME" compose --quiet --time-ms 1 "$Z6" >"$dir/o" 2>"$dir/e"
@@ -101,13 +94,13 @@ st=$?
 if [ "$st" = 1 ] && grep -q "no mate found within the budget" "$dir/e" && ! grep -q "current no mate" "$dir/e"; then
   ok "budget 1 ms: $(head -1 "$dir/e")"
 else
-  fail "budget 1 ms: exit $st: $(head -c 300 "$dir/e")"
+  bad "budget 1 ms: exit $st: $(head -c 300 "$dir/e")"
 fi
 "$TSUME" compose --json --time-ms 1 "$Z6" >"$dir/o" 2>"$dir/e"
 if tail -1 "$dir/o" | grep -q '"result":"unknown"' && ! grep -q "current no mate$" "$dir/e"; then
   ok "budget 1 ms: --json says unknown"
 else
-  fail "budget 1 ms: $(tail -1 "$dir/o" | head -c 200)"
+  bad "budget 1 ms: $(tail -1 "$dir/o" | head -c 200)"
 fi
 
 # ---- a stalling run restarts until its budget ----
@@ -119,7 +112,7 @@ restarts=$(printf '%s' "$line" | sed -n 's/.*"restarts":\([0-9]*\).*/\1/p')
 if printf '%s' "$line" | grep -q '"stop_reason":"time"' && [ "${restarts:-0}" -gt 0 ] && [ "$wall" -ge 2900 ]; then
   ok "restarts: $restarts restarts, stopped by time after $wall ms"
 else
-  fail "restarts: wall $wall ms: $line"
+  bad "restarts: wall $wall ms: $line"
 fi
 # the same seed, the same run
 for k in 1 2; do
@@ -129,11 +122,7 @@ done
 if cmp -s "$dir/r1" "$dir/r2" && grep -q '"stop_reason":"iterations"' "$dir/r1"; then
   ok "restarts: the same seed, the same run"
 else
-  fail "restarts: two runs differ: $(cat "$dir/r1" "$dir/r2" | head -c 600)"
+  bad "restarts: two runs differ: $(cat "$dir/r1" "$dir/r2" | head -c 600)"
 fi
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails failure(s)"
-  exit 1
-fi
-echo "all passed"
+summary

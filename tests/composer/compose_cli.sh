@@ -7,14 +7,8 @@
 #   compose_cli.sh TSUME
 set -u
 TSUME=${1:?usage: compose_cli.sh TSUME}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fails=0
-
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+. "$(dirname "$0")/../enumerator/testlib.sh"
+dir=$tmp
 
 # expect STATUS NAME CMD...: the exit status and one message on stderr
 expect() {
@@ -24,9 +18,9 @@ expect() {
   "$@" >"$dir/out" 2>"$dir/err"
   got=$?
   if [ "$got" != "$want" ]; then
-    fail "$name: exit $got, expected $want ($(head -c 300 "$dir/err"))"
+    bad "$name: exit $got, expected $want ($(head -c 300 "$dir/err"))"
   elif [ "$want" != 0 ] && ! grep -q "tsume " "$dir/err"; then
-    fail "$name: exit $got without a message"
+    bad "$name: exit $got without a message"
   else
     echo "ok: $name: exit $got: $(head -1 "$dir/err")"
   fi
@@ -65,18 +59,18 @@ REAL='l2+R2snl/2P2k3/2nppppl1/p7p/9/1PG3P1P/P3PPB2/1+b3KS2/+p4G1+pL b GN2Pr2snp 
 "$TSUME" compose --json --iterations 1 "$REAL" >"$dir/k.out" 2>"$dir/k.err"
 sfen=$(tail -1 "$dir/k.out" | sed -n 's/^{"result":"[a-z]*","sfen":"\([^"]*\)".*/\1/p')
 if ! tail -1 "$dir/k.out" | grep -q '"king_dropped":true'; then
-  fail "king: king_dropped not reported"
+  bad "king: king_dropped not reported"
 elif printf '%s' "$sfen" | cut -d' ' -f1 | grep -q K; then
-  fail "king: the result $sfen still has the attacker's king"
+  bad "king: the result $sfen still has the attacker's king"
 elif ! grep -q "attacker's king on 4八 is taken off" "$dir/k.err"; then
-  fail "king: no message on stderr"
+  bad "king: no message on stderr"
 else
   echo "ok: king: taken off ($sfen)"
 fi
 "$TSUME" compose --json --keep-king --iterations 1 "$REAL" >"$dir/k.out" 2>/dev/null
 sfen=$(tail -1 "$dir/k.out" | sed -n 's/^{"result":"[a-z]*","sfen":"\([^"]*\)".*/\1/p')
 if tail -1 "$dir/k.out" | grep -q '"king_dropped":true' || ! printf '%s' "$sfen" | cut -d' ' -f1 | grep -q K; then
-  fail "king: --keep-king did not keep it ($sfen)"
+  bad "king: --keep-king did not keep it ($sfen)"
 else
   echo "ok: king: --keep-king keeps it"
 fi
@@ -85,43 +79,43 @@ fi
 db=$dir/works.mdb
 "$TSUME" compose --quiet --json --iterations 300 --db "$db" "$B17" >"$dir/c1.out"
 st=$?
-[ "$st" -le 1 ] || fail "db: compose exit $st"
+[ "$st" -le 1 ] || bad "db: compose exit $st"
 "$TSUME" compose --quiet --json --iterations 60 --seed 2 --db "$db" '9/8k/8g/7GP/9/9/9/9/9 b 2r2b2g4s4n4l17p 1' \
   >"$dir/c2.out"
 st=$?
-[ "$st" -le 1 ] || fail "db: second compose exit $st"
+[ "$st" -le 1 ] || bad "db: second compose exit $st"
 "$TSUME" compose --from-mate --quiet --max-moves 3 --db "$db" '8k/8G/8P/9/9/9/9/9/9 w 2r2b3g4s4n4l17p 1' \
   >"$dir/fm.out"
 st=$?
-[ "$st" = 0 ] || fail "db: --from-mate exit $st"
-"$TSUME" query --db "$db" >"$dir/q.out" 2>"$dir/q.err" || fail "db: query failed: $(cat "$dir/q.err")"
-grep -q "not finished" "$dir/q.err" && fail "db: query says the database is not finished"
+[ "$st" = 0 ] || bad "db: --from-mate exit $st"
+"$TSUME" query --db "$db" >"$dir/q.out" 2>"$dir/q.err" || bad "db: query failed: $(cat "$dir/q.err")"
+grep -q "not finished" "$dir/q.err" && bad "db: query says the database is not finished"
 for f in c1 c2; do
   s=$(tail -1 "$dir/$f.out" | sed -n 's/^{"result":"[a-z]*","sfen":"\([^"]*\)".*/\1/p')
   len=$(tail -1 "$dir/$f.out" | sed -n 's/.*"length":\([0-9]*\),"line".*/\1/p')
-  if grep -q "^$s	$len	" "$dir/q.out"; then echo "ok: db: query lists $s ($len plies)"; else fail "db: $s not listed"; fi
+  if grep -q "^$s	$len	" "$dir/q.out"; then echo "ok: db: query lists $s ($len plies)"; else bad "db: $s not listed"; fi
 done
 while IFS="$(printf '\t')" read -r len s line; do
-  grep -q "^$s	$len	complete" "$dir/q.out" || fail "db: the --from-mate work $s is not listed as complete"
+  grep -q "^$s	$len	complete" "$dir/q.out" || bad "db: the --from-mate work $s is not listed as complete"
 done <"$dir/fm.out"
 want=$(($(wc -l <"$dir/fm.out") + 2))
 got=$(wc -l <"$dir/q.out")
-[ "$got" = "$want" ] || fail "db: $got records, expected $want"
+[ "$got" = "$want" ] || bad "db: $got records, expected $want"
 "$TSUME" verify --db "$db" >"$dir/v.out" 2>&1
 st=$?
 if [ "$st" != 0 ] || ! grep -q " 0 disagreements" "$dir/v.out"; then
-  fail "db: verify exit $st: $(cat "$dir/v.out")"
+  bad "db: verify exit $st: $(cat "$dir/v.out")"
 else
   echo "ok: db: $(head -1 "$dir/v.out")"
 fi
 "$TSUME" verify --all --threads 1 --db "$db" >"$dir/v.out" 2>&1
 st=$?
 if [ "$st" != 0 ] || ! grep -q "verified $want problems.* 0 disagreements" "$dir/v.out"; then
-  fail "db: verify --all exit $st: $(cat "$dir/v.out")"
+  bad "db: verify --all exit $st: $(cat "$dir/v.out")"
 else
   echo "ok: db: $(head -1 "$dir/v.out")"
 fi
-"$TSUME" export --db "$db" --kif "$dir/kif" >/dev/null 2>&1 || fail "db: export failed"
+"$TSUME" export --db "$db" --kif "$dir/kif" >/dev/null 2>&1 || bad "db: export failed"
 # a database of another material is not written into
 "$TSUME" enumerate --pieces P1 --db "$dir/p1.mdb" --threads 1 >/dev/null 2>&1
 expect 3 "db: an enumerator's database is refused" "$TSUME" compose --quiet --iterations 5 --db "$dir/p1.mdb" "$EASY"
@@ -134,19 +128,15 @@ sleep 2
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 if [ ! -f "$out" ]; then
-  fail "kill: no KIF after 2 s"
+  bad "kill: no KIF after 2 s"
 else
   "$TSUME" check "$out" >"$dir/kc.out" 2>&1
   st=$?
   if [ "$st" -le 1 ] && grep -q "summary: 1 problem" "$dir/kc.out"; then
     echo "ok: kill: the KIF left reads back ($(grep '^verdict' "$dir/kc.out"))"
   else
-    fail "kill: the KIF left does not read back (check exit $st): $(tail -3 "$dir/kc.out")"
+    bad "kill: the KIF left does not read back (check exit $st): $(tail -3 "$dir/kc.out")"
   fi
 fi
 
-if [ "$fails" -gt 0 ]; then
-  echo "$fails failure(s)"
-  exit 1
-fi
-echo "all passed"
+summary
