@@ -250,10 +250,11 @@ static inline __attribute__((always_inline)) void check_values(Cls *c, Position 
  * Attacker to move, value V: a check of value V-1 (the shortest), preferring
  * one whose line ends with an empty hand. *nwithin counts the checks that mate
  * within the remaining length (V-1 plies after them); *nmates, when not NULL,
- * counts every check that mates at all (any value the table knows; outside
- * the material, within max_moves): the checks of value V-1 and the longer
- * ones, the 余詰 test of design.md. Only children one ply shorter are
- * followed, so the recursion through line_leftover ends.
+ * counts every check that mates at all (any value the table knows), the
+ * 余詰 test of design.md, or is -1 outside the material, where each value is
+ * a solver question and alternatives_at asks the longer ones only while the
+ * problem has no 余詰. Only children one ply shorter are followed, so the
+ * recursion through line_leftover ends.
  */
 /* The record keys (and squares) after the attacker's moves mv[0..n) of pos,
  * inside the material, each one's first slot prefetched: from the record's
@@ -281,8 +282,6 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
   int any = 0, within = 0;
   /* an attacker move keeps the pieces of the material (a capture goes to the hand) */
   bool in = cls_in(c->r, pos);
-  /* outside the material each value is a solver question: the longer mates are left to
-   * alternatives_at, which asks them only while the problem has no 余詰 (*nmates = -1) */
   int bound = nmates && in ? c->r->opt.max_moves : V - 1;
   /* outside the material the checks are played on a copy of pos */
   Position q;
@@ -542,13 +541,12 @@ static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const M
     Position q = main[i];
     Undo u;
     pos_do_move(&q, m, &u);
-    /* the remaining length first: outside the material a longer mate costs a solver question */
-    int w = cls_value(c, &q, R - 1);
-    if (w < 0) {
-      if ((flags | f) & RETRO_F_YOZUME) continue;
-      w = cls_value(c, &q, c->r->opt.max_moves);
-      if (w < 0) continue;
-    }
+    /* inside the material one look-up gives any value; outside it a longer mate costs a
+     * solver question, asked only while no 余詰 is known */
+    bool in = cls_in(c->r, &q);
+    bool known = (flags | f) & RETRO_F_YOZUME;
+    int w = cls_value_in(c, &q, in || !known ? c->r->opt.max_moves : R - 1, in);
+    if (w < 0 || (w > R - 1 && known)) continue;
     f |= alternative_kind(c, main, nmain, line, length, i, m, w);
   }
   return f;
