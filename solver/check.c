@@ -170,14 +170,16 @@ static bool budget(Checker *c) {
   return true;
 }
 
-/* Exact value of p (solver_value) within max plies; SOLVER_VALUE_UNKNOWN when
- * out of budget. */
-static int value(Checker *c, const Position *p, int max) {
+/* Exact value of p within max plies (solver_value_above: no mate is shorter than
+ * min); SOLVER_VALUE_NONE when none, SOLVER_VALUE_UNKNOWN when out of budget. */
+static int value_above(Checker *c, const Position *p, int min, int max) {
   if (!budget(c)) return SOLVER_VALUE_UNKNOWN;
-  int v = solver_value(c->s, p, c->att, max);
+  int v = solver_value_above(c->s, p, c->att, min, max);
   c->nodes += c->s->nodes;
   return v;
 }
+
+static int value(Checker *c, const Position *p, int max) { return value_above(c, p, 0, max); }
 
 /* Is q mated within L plies? 1 yes (*len gets the length found, not always the
  * shortest), 0 no, -1 out of budget. */
@@ -476,11 +478,8 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   if (k < 0) return 0;
   if (k == 0) return 1;
   /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
-  if (!budget(c)) return 0;
-  int v = solver_value_above(c->s, &q, c->att, R + 1, m);
-  c->nodes += c->s->nodes;
-  if (v == SOLVER_VALUE_UNKNOWN) return 0;
-  if (v < 0) v = m; /* cannot happen: a mate of m plies was found */
+  int v = value_above(c, &q, R + 1, m);
+  if (v < 0) return 0;
   FlawKind kind = n == 1 ? FLAW_YOZUME : alternative_kind(c, r, p, qu->alt, &q, v);
   if (kind == FLAW_KIND_NB) return 0;
   CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
