@@ -44,22 +44,27 @@ static void assert_complete(const Position *pos, int length) {
   check_free(c);
 }
 
-static void run(const char *sfen, uint64_t seed, uint64_t iterations, const Move *keep, int keep_n, ComposeResult *r) {
+/* compose_run on sfen with the options o and a checker of 300,000 nodes a question. */
+static void run_options(const char *sfen, const ComposeOptions *o, ComposeResult *r) {
   Position pos;
   load(sfen, &pos);
+  CheckOptions co;
+  check_options_default(&co);
+  co.call_nodes = 300000;
+  Checker *c = check_create(&co);
+  assert_non_null(c);
+  assert_int_equal(compose_run(c, &pos, o, r), TS_OK);
+  check_free(c);
+}
+
+static void run(const char *sfen, uint64_t seed, uint64_t iterations, const Move *keep, int keep_n, ComposeResult *r) {
   ComposeOptions o;
   compose_options_default(&o);
   o.seed = seed;
   o.iterations = iterations;
   o.keep_line = keep;
   o.keep_n = keep_n;
-  CheckOptions co;
-  check_options_default(&co);
-  co.call_nodes = 300000;
-  Checker *c = check_create(&co);
-  assert_non_null(c);
-  assert_int_equal(compose_run(c, &pos, &o, r), TS_OK);
-  check_free(c);
+  run_options(sfen, &o, r);
 }
 
 /* Type B inputs: small diagrams with 余詰 from the G2P1 enumeration. */
@@ -106,21 +111,13 @@ static void test_deterministic(void **state) {
  * the run restarts from changed diagrams until its budget, the same way for
  * the same seed, and never ends by itself. */
 static void restarts_run(ComposeResult *r) {
-  Position pos;
-  load("7k1/9/6BP1/9/9/9/9/9/9 b S 1", &pos);
   ComposeOptions o;
   compose_options_default(&o);
   o.seed = 5;
   o.iterations = 600;
   o.stall = 20;
   o.max_pieces = 4;
-  CheckOptions co;
-  check_options_default(&co);
-  co.call_nodes = 300000;
-  Checker *c = check_create(&co);
-  assert_non_null(c);
-  assert_int_equal(compose_run(c, &pos, &o, r), TS_OK);
-  check_free(c);
+  run_options("7k1/9/6BP1/9/9/9/9/9/9 b S 1", &o, r);
 }
 
 static void test_restarts_until_budget(void **state) {
