@@ -124,10 +124,12 @@ static bool run_better(const Run *R, const ComposeScore *a, const ComposeScore *
   return compose_better(a, b);
 }
 
-/* Time left before the deadline (0: spent); UINT64_MAX without a time budget. */
+/* Time left before the deadline (0: spent); UINT64_MAX without one. The deadline
+ * is the checker's during the run: the run's own budget, or a caller's earlier one. */
 static uint64_t run_time_left(const Run *R) {
-  if (!R->o->time_ms) return UINT64_MAX;
-  uint64_t t = now_ms(), end = R->t0 + R->o->time_ms;
+  uint64_t end = check_deadline(R->c);
+  if (!end) return UINT64_MAX;
+  uint64_t t = now_ms();
   return t >= end ? 0 : end - t;
 }
 
@@ -747,6 +749,9 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   R->att = pos->side;
   R->def = color_flip(pos->side);
   R->t0 = o->t0_ms ? o->t0_ms : now_ms();
+  /* every checker question ends at the run's deadline, whoever calls */
+  uint64_t prev_deadline = check_deadline(c);
+  if (o->time_ms && (!prev_deadline || R->t0 + o->time_ms < prev_deadline)) check_set_deadline(c, R->t0 + o->time_ms);
   check_report_init(&R->cur.rep);
   check_report_init(&R->best.rep);
   check_report_init(&R->cand.rep);
@@ -831,6 +836,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   r->king_dropped = r->king_square != SQ_NONE && r->best.king[R->att] == SQ_NONE;
   r->stop_reason = R->stop_reason ? R->stop_reason : "time";
 out:
+  check_set_deadline(c, prev_deadline);
   r->time_ms = now_ms() - R->t0;
   check_report_free(&R->cur.rep);
   check_report_free(&R->best.rep);
@@ -937,7 +943,8 @@ static bool fm_cut(FromMate *F) {
     F->last_progress = t;
     o->on_progress(o->progress_ctx, F->plies, F->r->candidates, F->r->works, t - F->t0);
   }
-  if ((o->stop && *o->stop) || (o->time_ms && t - F->t0 >= o->time_ms) ||
+  uint64_t end = check_deadline(F->c); /* the call's budget, or a caller's earlier deadline */
+  if ((o->stop && *o->stop) || (end && t >= end) ||
       (o->max_nodes && F->r->candidates >= o->max_nodes) || (o->max_works && F->r->works >= o->max_works)) {
     F->r->cut = true;
     return true;
@@ -988,6 +995,8 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
     return ts_error_set(err, TS_ERR_ILLEGAL, "<picture>", 0, 0, "the attacker's hand is not empty at the mate");
   FromMate F = {.c = c, .o = o, .r = r, .t0 = o->t0_ms ? o->t0_ms : now_ms(), .plies = 1};
   F.last_progress = now_ms();
+  uint64_t prev_deadline = check_deadline(c);
+  if (o->time_ms && (!prev_deadline || F.t0 + o->time_ms < prev_deadline)) check_set_deadline(c, F.t0 + o->time_ms);
   check_report_init(&F.rep);
   UnMoveList *ul = malloc(sizeof *ul), *ul2 = malloc(sizeof *ul2);
   FmLevel cur = {0}, next = {0};
@@ -1031,6 +1040,7 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
     memset(&next, 0, sizeof next);
   }
 out:
+  check_set_deadline(c, prev_deadline);
   r->time_ms = now_ms() - F.t0;
   level_free(&cur);
   level_free(&next);

@@ -104,10 +104,8 @@ uint64_t compose_now_ms(void);
 
 typedef struct {
   uint64_t seed;
-  uint64_t time_ms;        /* 0: no time limit. Looked at between checker questions; a
-                            * question in progress ends at the deadline only when the
-                            * checker's CheckOptions.stop is `stop` below and the caller
-                            * sets it then (tsume compose does, from a timer thread) */
+  uint64_t time_ms;        /* 0: no time limit. The checker's deadline during the run
+                            * (check_set_deadline): a question in progress ends there */
   uint64_t t0_ms;          /* start of the time budget on compose_now_ms()'s clock (0: when
                             * compose_run starts); lets a caller count its own set-up */
   uint64_t iterations;     /* 0: no iteration limit */
@@ -170,7 +168,7 @@ typedef struct {
   int max_pieces;      /* pieces on the board and in the attacker's hand, 0 = no limit */
   uint64_t max_works;  /* stop after this many works (0 = no limit) */
   uint64_t max_nodes;  /* positions looked at (0 = no limit) */
-  uint64_t time_ms;
+  uint64_t time_ms;    /* 0: no limit; the checker's deadline during the call, as compose_run's */
   uint64_t t0_ms;      /* start of the time budget (compose_now_ms; 0: when the call starts) */
   volatile int *stop;
   /* about every progress_ms (0 = 1000): plies being looked at, positions judged, works found */

@@ -39,6 +39,7 @@ struct Checker {
   /* per check */
   Color att;
   uint64_t t0;
+  uint64_t deadline_ms; /* check_set_deadline: solver_now_ms() at which every check ends (0: none) */
   uint64_t nodes;
   bool out_of_budget;
   Position *main;
@@ -93,6 +94,10 @@ void check_free(Checker *c) {
   free(c->flaw_q);
   free(c);
 }
+
+void check_set_deadline(Checker *c, uint64_t deadline_ms) { c->deadline_ms = deadline_ms; }
+
+uint64_t check_deadline(const Checker *c) { return c->deadline_ms; }
 
 const CheckOptions *check_options(const Checker *c) { return &c->opt; }
 Solver *check_solver(Checker *c) { return c->s; }
@@ -149,8 +154,9 @@ bool check_flaw_longer(const CheckReport *r, const CheckFlaw *f) {
 static bool budget(Checker *c) {
   if (c->out_of_budget) return false;
   const CheckOptions *o = &c->opt;
-  uint64_t el = solver_now_ms() - c->t0;
-  if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && c->nodes >= o->max_nodes)) {
+  uint64_t now = solver_now_ms(), el = now - c->t0;
+  if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && c->nodes >= o->max_nodes) ||
+      (c->deadline_ms && now >= c->deadline_ms)) {
     c->out_of_budget = true;
     return false;
   }
@@ -162,6 +168,7 @@ static bool budget(Checker *c) {
   so.max_nodes = c->call_limit;
   if (o->max_nodes && (!so.max_nodes || o->max_nodes - c->nodes < so.max_nodes)) so.max_nodes = o->max_nodes - c->nodes;
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
+  if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
   so.futile_rule = o->futile_rule;
   so.progress = NULL;

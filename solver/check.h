@@ -146,6 +146,12 @@ Checker *check_create(const CheckOptions *o);
 void check_free(Checker *c);
 const CheckOptions *check_options(const Checker *c);
 
+/* A deadline over every later check, on solver_now_ms()'s clock (0: none): a
+ * question in progress ends there, and a check that meets it ends as one out of
+ * its budget (unknown, its questions unproven). The composer sets its own. */
+void check_set_deadline(Checker *c, uint64_t deadline_ms);
+uint64_t check_deadline(const Checker *c);
+
 /* The solver the checker uses (its table is shared with the checks). */
 Solver *check_solver(Checker *c);
 

@@ -256,9 +256,10 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-/* The deadline: sets sh->stop at the end of the time budget (every worker and every
- * checker question in progress see it), then sh->post_stop a hundredth of the budget
- * later (at least 20 ms), which ends the solver calls of the final KIF's 変化. */
+/* After the deadline: compose_run and compose_from_mate hold the budget themselves
+ * (the checker's deadline); this sets sh->stop at the end of the budget for what runs
+ * between their calls, then sh->post_stop a hundredth of the budget later (at least
+ * 20 ms), which ends the solver calls of the final KIF's 変化. */
 static void *timer_main(void *arg) {
   Shared *sh = arg;
   uint64_t end = sh->t0 + sh->co.time_ms, slack = sh->co.time_ms / 100 > 20 ? sh->co.time_ms / 100 : 20;

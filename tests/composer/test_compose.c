@@ -136,6 +136,37 @@ static void test_restarts_until_budget(void **state) {
   compose_result_free(&b);
 }
 
+/* The budget is the library's own: with no stop flag and no timer, a question in
+ * progress ends at compose_run's deadline (19 pieces whose first check alone takes
+ * many seconds), and the checker's earlier deadline comes back after the run. */
+static void test_library_deadline(void **state) {
+  (void)state;
+  Position pos;
+  load("6S+Pl/5s3/4L2l1/5gkBr/4pn3/5Gp2/9/6N2/7+R+n b BN2g2sl15p 1", &pos);
+  CheckOptions co;
+  check_options_default(&co);
+  Checker *c = check_create(&co);
+  assert_non_null(c);
+  ComposeOptions o;
+  compose_options_default(&o);
+  o.seed = 4;
+  o.time_ms = 400;
+  ComposeResult r;
+  assert_int_equal(compose_run(c, &pos, &o, &r), TS_OK);
+  if (r.time_ms > 400 + 400 / 5 + 100) fail_msg("compose_run took %llu ms of a 400 ms budget", (unsigned long long)r.time_ms);
+  assert_string_equal(r.stop_reason, "time");
+  assert_int_equal(check_deadline(c), 0);
+  compose_result_free(&r);
+  check_set_deadline(c, 1); /* long past: every question ends at once */
+  o.time_ms = 60000;
+  assert_int_equal(compose_run(c, &pos, &o, &r), TS_OK);
+  assert_true(r.time_ms < 1000);
+  assert_false(r.complete);
+  assert_int_equal(check_deadline(c), 1);
+  compose_result_free(&r);
+  check_free(c);
+}
+
 static void test_keep_line(void **state) {
   (void)state;
   Position pos;
@@ -336,6 +367,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_outputs_rechecked),
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_restarts_until_budget),
+      cmocka_unit_test(test_library_deadline),
       cmocka_unit_test(test_keep_line),
       cmocka_unit_test(test_from_mate_matches_db),
   };
