@@ -23,12 +23,21 @@ Z6='+Rg2+Bpk2/2p1g2pl/1n7/2P1GP1+rp/1N2p1+p2/N5N2/9/9/9 b BS4Pg3s3l6p 1'
 STALL='7k1/9/6BP1/9/9/9/9/9/9 b S2r1b4g3s4n4l17p 1'
 
 # ---- outputs tried first ----
-for o in "--out $dir/nodir/w.kifu" "--out /dev/null/w.kifu" "--out $dir" "--db $dir/nodir/w.mdb" "--history $dir/nodir/h.json"; do
+# a folder that cannot be written: a mode-555 one, or /sys when run as root (root writes through modes)
+RO=$dir/ro
+mkdir "$RO" && chmod 555 "$RO"
+if touch "$RO/probe" 2>/dev/null; then rm -f "$RO/probe"; RO=/sys; fi
+RO_OUTS=""
+[ "$RO" = /sys ] && touch /sys/tsume-probe 2>/dev/null && RO=""
+[ -n "$RO" ] && RO_OUTS="--out=$RO/w.kifu --db=$RO/w.mdb --history=$RO/h.json"
+[ -n "$RO" ] || echo "skip: no folder here refuses writes: read-only outputs not tried"
+# shellcheck disable=SC2086
+for o in "--out $dir/nodir/w.kifu" "--out /dev/null/w.kifu" "--out $dir" "--db $dir/nodir/w.mdb" "--history $dir/nodir/h.json" $RO_OUTS; do
   t0=$(now_ms)
   # shellcheck disable=SC2086
   "$TSUME" compose --quiet --time-ms 30000 $o "$Y" >"$dir/o" 2>"$dir/e"
   st=$? t=$(($(now_ms) - t0))
-  if [ "$st" != 3 ] || [ "$t" -gt 5000 ] || ! grep -q "nodir\|/dev/null/w\|directory" "$dir/e"; then
+  if [ "$st" != 3 ] || [ "$t" -gt 5000 ] || ! grep -q "nodir\|/dev/null/w\|directory\|${RO:-nodir}/" "$dir/e"; then
     bad "outputs: $o: exit $st after $t ms ($(head -c 200 "$dir/e"))"
   else
     ok "outputs: $o refused at once (exit 3, $t ms): $(head -1 "$dir/e")"
