@@ -106,7 +106,7 @@ typedef struct {
   bool file_written;
   int rc_io;
   TsError io_err;
-  volatile int stop;       /* every worker and every checker question: set at the deadline */
+  volatile int stop;       /* every worker and checker question: set when a history write fails */
   volatile int post_stop;  /* the KIF's 変化 after the run: set a little after the deadline */
   volatile int done;       /* the timer thread ends */
 } Shared;
@@ -256,17 +256,14 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-/* After the deadline: compose_run and compose_from_mate hold the budget themselves
- * (the checker's deadline); this sets sh->stop at the end of the budget for what runs
- * between their calls, then sh->post_stop a hundredth of the budget later (at least
- * 20 ms), which ends the solver calls of the final KIF's 変化. */
+/* The runs hold their budget themselves (compose_run and compose_from_mate set the
+ * checker's deadline); this ends the solver calls of the final KIF's 変化, which come
+ * after them: sh->post_stop a hundredth of the budget past the deadline (at least 20 ms). */
 static void *timer_main(void *arg) {
   Shared *sh = arg;
   uint64_t end = sh->t0 + sh->co.time_ms, slack = sh->co.time_ms / 100 > 20 ? sh->co.time_ms / 100 : 20;
   while (!sh->done) {
-    uint64_t t = compose_now_ms();
-    if (t >= end) sh->stop = 1;
-    if (t >= end + slack) {
+    if (compose_now_ms() >= end + slack) {
       sh->post_stop = 1;
       break;
     }
@@ -708,7 +705,7 @@ int cmd_compose(int argc, char **argv) {
     sh->utf8 = true;
   }
   pthread_mutex_init(&sh->mu, NULL);
-  sh->ck.stop = &sh->stop; /* a question in progress ends at the deadline */
+  sh->ck.stop = &sh->stop; /* a question in progress ends when a history write fails */
   sh->co.t0_ms = sh->t0;
   int i = optind, used = 0;
   Position pos;
@@ -725,7 +722,6 @@ int cmd_compose(int argc, char **argv) {
       goto out;
     }
     if ((status = outputs_probe(sh, false))) goto out;
-    if (sh->co.time_ms) timer_on = pthread_create(&timer, NULL, timer_main, sh) == 0;
     status = run_from_mate(sh, &pos, max_moves, sh->co.max_pieces, max_works);
     goto out;
   }
@@ -774,7 +770,6 @@ int cmd_compose(int argc, char **argv) {
     free(ws);
     goto out;
   }
-  /* without a timer thread the budget is still looked at between questions */
   if (sh->co.time_ms) timer_on = pthread_create(&timer, NULL, timer_main, sh) == 0;
   pthread_t *ts = calloc((size_t)sh->threads, sizeof *ts);
   bool *started = calloc((size_t)sh->threads, sizeof *started);
