@@ -106,6 +106,12 @@ int cli_option_u64(const char *cmd, const char *name, const char *value, uint64_
   return 0;
 }
 
+int cli_option_ranged(const char *cmd, int c, const char *value, const CliRange *t, size_t n, uint64_t *out) {
+  for (size_t k = 0; k < n; k++)
+    if (c == t[k].c) return cli_option_u64(cmd, t[k].name, value, t[k].min, t[k].max, out);
+  return 0;
+}
+
 bool cli_parse_u64(const char *s, uint64_t *out) {
   if (!s || !*s || !isdigit((unsigned char)*s)) return false;
   errno = 0;

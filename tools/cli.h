@@ -37,13 +37,24 @@ int cli_fail(const char *cmd, const TsError *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses a non-negative integer option value; false when malformed. */
 bool cli_parse_u64(const char *s, uint64_t *out);
+/* The upper ends of --time-ms, of the node counts and of --hash: about 49 days,
+ * 10^15 nodes, 1 TiB. */
+#define CLI_TIME_MS_MAX ((uint64_t)1 << 32)
+#define CLI_NODES_MAX ((uint64_t)1000000000000000)
+#define CLI_HASH_MB_MAX ((uint64_t)1 << 20)
 /* The value of option `name` ("--threads") as a whole number from min to max
  * into *out: 0, or 2 after the usage error "--threads needs a whole number from
  * 1 to 64, not '-1'" for cmd. */
-/* The upper ends of --time-ms and of the node counts: about 49 days, 10^15 nodes. */
-#define CLI_TIME_MS_MAX ((uint64_t)1 << 32)
-#define CLI_NODES_MAX ((uint64_t)1000000000000000)
 int cli_option_u64(const char *cmd, const char *name, const char *value, uint64_t min, uint64_t max, uint64_t *out);
+/* A command's numeric options: getopt's code, the name, the range. */
+typedef struct {
+  int c;
+  const char *name;
+  uint64_t min, max;
+} CliRange;
+/* When c is one of the n options of t, its value by cli_option_u64 into *out
+ * (0, or 2 after the usage error); 0 when c is not among them. */
+int cli_option_ranged(const char *cmd, int c, const char *value, const CliRange *t, size_t n, uint64_t *out);
 
 /*
  * Reads a position from argv[0]: a file when it names one that exists or holds a
@@ -54,7 +65,7 @@ int cli_option_u64(const char *cmd, const char *name, const char *value, uint64_
  * moves are checked to be legal in sequence, as a file's are, and are the
  * position's line: the file's main line, or the moves after the SFEN; the
  * position itself is the start, before them. line may be NULL (the moves are
- * still checked; `cli_line_unused` tells the user they are not used).
+ * still checked).
  * *used tells how many argv words were taken. Returns TS_OK or an error code
  * with err filled.
  */

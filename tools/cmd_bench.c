@@ -190,7 +190,7 @@ int cmd_bench(int argc, char **argv) {
     switch (c) {
     case 'h': fputs(BENCH_HELP, stdout); return 0;
     case 'H':
-      if (cli_option_u64("bench", "--hash", optarg, 1, 1u << 20, &v)) return 2;
+      if (cli_option_u64("bench", "--hash", optarg, 1, CLI_HASH_MB_MAX, &v)) return 2;
       o.hash_mb = (size_t)v;
       break;
     case 'N':

@@ -905,15 +905,10 @@ int cmd_check(int argc, char **argv) {
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    static const struct {
-      int c;
-      const char *name;
-      uint64_t min, max;
-    } RANGE[] = {{'T', "--time-ms", 1, CLI_TIME_MS_MAX}, {'N', "--nodes", 1, CLI_NODES_MAX},
-                 {'C', "--call-nodes", 1, CLI_NODES_MAX}, {'A', "--max-alts", 1, 1000000},
-                 {'t', "--threads", 1, 64},                {'H', "--hash", 1, 1u << 20}};
-    for (size_t k = 0; k < sizeof RANGE / sizeof RANGE[0]; k++)
-      if (c == RANGE[k].c && cli_option_u64("check", RANGE[k].name, optarg, RANGE[k].min, RANGE[k].max, &v)) return 2;
+    static const CliRange RANGE[] = {{'T', "--time-ms", 1, CLI_TIME_MS_MAX}, {'N', "--nodes", 1, CLI_NODES_MAX},
+                                     {'C', "--call-nodes", 1, CLI_NODES_MAX}, {'A', "--max-alts", 1, 1000000},
+                                     {'t', "--threads", 1, 64},                {'H', "--hash", 1, CLI_HASH_MB_MAX}};
+    if (cli_option_ranged("check", c, optarg, RANGE, sizeof RANGE / sizeof RANGE[0], &v)) return 2;
     switch (c) {
     case 'h': fputs(CHECK_HELP, stdout); return 0;
     case 'j': out.json = true; break;

@@ -630,11 +630,17 @@ int cmd_compose(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
-  int li = -1;
-  for (int c; (c = getopt_long(argc, argv, ":h", LONG, &li)) != -1; li = -1) {
+  static const CliRange RANGE[] = {
+      {'s', "--seed", 0, UINT64_MAX},          {'T', "--time-ms", 0, CLI_TIME_MS_MAX},
+      {'I', "--iterations", 1, CLI_NODES_MAX}, {'S', "--stall", 0, CLI_NODES_MAX},
+      {'t', "--threads", 1, 64},               {'p', "--max-pieces", 2, 40},
+      {'n', "--call-nodes", 0, CLI_NODES_MAX}, {'M', "--hash", 1, CLI_HASH_MB_MAX},
+      {'m', "--max-moves", 1, 99},             {'w', "--max-works", 0, CLI_NODES_MAX},
+      {'R', "--restarts", 0, CLI_NODES_MAX}};
+  for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if (strchr("sTIStpnMmwR", c) && !cli_parse_u64(optarg, &v)) {
-      status = cli_usage_error("compose", "--%s needs a whole number, not '%s'", li >= 0 ? LONG[li].name : "?", optarg);
+    if (cli_option_ranged("compose", c, optarg, RANGE, sizeof RANGE / sizeof RANGE[0], &v)) {
+      status = 2;
       goto out;
     }
     switch (c) {
@@ -643,30 +649,12 @@ int cmd_compose(int argc, char **argv) {
     case 'q': sh->quiet = true; break;
     case 's': sh->co.seed = v; break;
     case 'T': sh->co.time_ms = v; break;
-    case 'I':
-      if (v < 1) {
-        status = cli_usage_error("compose", "--iterations needs 1 or more (leave it out for no iteration limit)");
-        goto out;
-      }
-      sh->co.iterations = v;
-      break;
+    case 'I': sh->co.iterations = v; break;
     case 'S': sh->co.stall = v; break;
     case 'R': sh->co.restarts = v; break;
     case 'K': sh->co.keep_king = true; break;
-    case 't':
-      if (v < 1 || v > 64) {
-        status = cli_usage_error("compose", "--threads needs 1 to 64");
-        goto out;
-      }
-      sh->threads = (int)v;
-      break;
-    case 'p':
-      if (v < 2 || v > 40) {
-        status = cli_usage_error("compose", "--max-pieces needs 2 to 40");
-        goto out;
-      }
-      sh->co.max_pieces = (int)v;
-      break;
+    case 't': sh->threads = (int)v; break;
+    case 'p': sh->co.max_pieces = (int)v; break;
     case 'P': sh->co.no_promoted = true; break;
     case 'x':
       if (!parse_kinds(optarg, &sh->co.exclude_kinds)) {
@@ -679,21 +667,9 @@ int cmd_compose(int argc, char **argv) {
     case 'H': sh->history_path = optarg; break;
     case 'D': sh->db_path = optarg; break;
     case 'n': sh->ck.call_nodes = v; break;
-    case 'M':
-      if (v < 1 || v > (1u << 20)) {
-        status = cli_usage_error("compose", "--hash needs 1 to 1048576 (MB)");
-        goto out;
-      }
-      sh->ck.hash_mb = (size_t)v;
-      break;
+    case 'M': sh->ck.hash_mb = (size_t)v; break;
     case 'f': from_mate = true; break;
-    case 'm':
-      if (v < 1 || v > 99) {
-        status = cli_usage_error("compose", "--max-moves needs 1 to 99");
-        goto out;
-      }
-      max_moves = (int)v;
-      break;
+    case 'm': max_moves = (int)v; break;
     case 'w': max_works = v; break;
     default: status = cli_getopt_error("compose", c, argv); goto out;
     }

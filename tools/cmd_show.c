@@ -92,7 +92,7 @@ int cmd_show(int argc, char **argv) {
     case 's': svg = true; break;
     case 't': so.title = optarg; break;
     case 'l':
-      if (!cli_parse_u64(optarg, &v) || v < 1 || v > 65535) return cli_usage_error("show", "--length needs 1-65535");
+      if (cli_option_u64("show", "--length", optarg, 1, 65535, &v)) return 2;
       so.length = (int)v;
       break;
     case 'S': solve = true; break;
@@ -101,7 +101,7 @@ int cmd_show(int argc, char **argv) {
       break;
     case 'f': final = solve = true; break;
     case 'w':
-      if (!cli_parse_u64(optarg, &v) || v < 16 || v > 10000) return cli_usage_error("show", "--width needs 16-10000");
+      if (cli_option_u64("show", "--width", optarg, 16, 10000, &v)) return 2;
       so.width = (int)v;
       break;
     case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);

@@ -109,11 +109,9 @@ int cmd_solve(int argc, char **argv) {
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
     uint64_t v = 0;
-    if ((c == 'T' && cli_option_u64("solve", "--time-ms", optarg, 1, CLI_TIME_MS_MAX, &v)) ||
-        (c == 'N' && cli_option_u64("solve", "--nodes", optarg, 1, CLI_NODES_MAX, &v)) ||
-        (c == 'H' && cli_option_u64("solve", "--hash", optarg, 1, 1u << 20, &v)) ||
-        (c == 'W' && cli_option_u64("solve", "--within", optarg, 0, 20000, &v)))
-      return 2;
+    static const CliRange RANGE[] = {{'T', "--time-ms", 1, CLI_TIME_MS_MAX}, {'N', "--nodes", 1, CLI_NODES_MAX},
+                                     {'H', "--hash", 1, CLI_HASH_MB_MAX},    {'W', "--within", 0, 20000}};
+    if (cli_option_ranged("solve", c, optarg, RANGE, sizeof RANGE / sizeof RANGE[0], &v)) return 2;
     switch (c) {
     case 'h': fputs(SOLVE_HELP, stdout); return 0;
     case 'j': json = true; break;
