@@ -425,9 +425,9 @@ static void load_dir(CheckList *l, const char *path) {
     struct stat st;
     char full[4096];
     snprintf(full, sizeof full, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
-    if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
-      if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
-        cli_message("check", "skipped %s: not a regular file", full);
+    bool found = stat(full, &st) == 0;
+    if (!found || !S_ISREG(st.st_mode)) {
+      if (!found || !S_ISDIR(st.st_mode)) cli_message("check", "skipped %s: not a regular file", full);
       continue;
     }
     if (n == cap) {
@@ -603,12 +603,10 @@ static void json_moves(const Move *m, int n) {
   putchar(']');
 }
 
-/* Why a verdict is unknown, as a word for --json: "no-line" when the budget ran
- * out before the solver found any mating line to check (nothing else was asked),
- * "unproven" when questions about the line were stopped (counted in "unproven"). */
-static const char *unknown_reason(const CheckReport *r) {
-  return !r->line_given && r->line_length == 0 ? "no-line" : "unproven";
-}
+/* Why a verdict is unknown: the budget ran out before the solver found any mating
+ * line to check (nothing else was asked; --json "no-line"), else questions about
+ * the line were stopped (counted in "unproven"; --json "unproven"). */
+static bool unknown_no_line(const CheckReport *r) { return !r->line_given && r->line_length == 0; }
 
 static void print_json(const CheckItem *it) {
   fputs("{\"id\":", stdout);
@@ -647,7 +645,7 @@ static void print_json(const CheckItem *it) {
   }
   printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
          r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
-  if (r->verdict == CHECK_UNKNOWN) printf(",\"reason\":\"%s\"", unknown_reason(r));
+  if (r->verdict == CHECK_UNKNOWN) printf(",\"reason\":\"%s\"", unknown_no_line(r) ? "no-line" : "unproven");
   if (r->first_flaw_nodes)
     printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
            (unsigned long long)r->first_flaw_ms);
@@ -782,7 +780,7 @@ static void print_text(const CheckItem *it) {
     printf("unfinished: %d question%s stopped by the budget (first at ply %d)\n", r->unproven,
            r->unproven == 1 ? "" : "s", r->unproven_ply);
   else if (r->verdict == CHECK_UNKNOWN)
-    printf("unfinished: %s\n", !strcmp(unknown_reason(r), "no-line")
+    printf("unfinished: %s\n", unknown_no_line(r)
                                    ? "no mating line found within the budget (no question about a line was asked)"
                                    : "a question was stopped by the budget");
   if (r->message[0]) printf("%s\n", r->message);
@@ -821,27 +819,29 @@ static void print_item(void *ctx, CheckItem *it) {
   it->line = NULL;
 }
 
+/* {"kind":count,...} of the kinds with a count. */
+static void json_kind_counts(const uint64_t *counts) {
+  putchar('{');
+  bool first = true;
+  for (int k = 0; k < FLAW_KIND_NB; k++)
+    if (counts[k]) {
+      printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)counts[k]);
+      first = false;
+    }
+  putchar('}');
+}
+
 static void print_summary(const CheckOut *o, uint64_t wall_ms) {
   static const CheckVerdict ORDER[] = {CHECK_COMPLETE, CHECK_FLAWED, CHECK_NOMATE, CHECK_UNKNOWN, CHECK_BAD_LINE};
   if (o->json) {
     printf("{\"summary\":{\"problems\":%llu", (unsigned long long)o->problems);
     for (int i = 0; i < 5; i++)
       printf(",\"%s\":%llu", check_verdict_name(ORDER[i]), (unsigned long long)o->verdicts[ORDER[i]]);
-    printf(",\"errors\":%llu,\"kinds\":{", (unsigned long long)o->errors);
-    bool first = true;
-    for (int k = 0; k < FLAW_KIND_NB; k++)
-      if (o->kinds[k]) {
-        printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)o->kinds[k]);
-        first = false;
-      }
-    printf("},\"longer\":{");
-    first = true;
-    for (int k = 0; k < FLAW_KIND_NB; k++)
-      if (o->longer[k]) {
-        printf("%s\"%s\":%llu", first ? "" : ",", check_flaw_name((FlawKind)k), (unsigned long long)o->longer[k]);
-        first = false;
-      }
-    printf("},\"nodes\":%llu,\"time_ms\":%llu,\"wall_ms\":%llu}}\n", (unsigned long long)o->nodes,
+    printf(",\"errors\":%llu,\"kinds\":", (unsigned long long)o->errors);
+    json_kind_counts(o->kinds);
+    printf(",\"longer\":");
+    json_kind_counts(o->longer);
+    printf(",\"nodes\":%llu,\"time_ms\":%llu,\"wall_ms\":%llu}}\n", (unsigned long long)o->nodes,
            (unsigned long long)o->time_ms, (unsigned long long)wall_ms);
     return;
   }
