@@ -104,8 +104,7 @@ int cmd_show(int argc, char **argv) {
       if (cli_option_u64("show", "--width", optarg, 16, 10000, &v)) return 2;
       so.width = (int)v;
       break;
-    case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
-    default: return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
+    default: return cli_getopt_error("show", c, argv);
     }
   }
   char title[1024];

@@ -23,6 +23,11 @@ static bool has_ext(const char *path, const char *suf) {
   return true;
 }
 
+static int too_large(const char *path, TsError *err) {
+  return ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "file larger than %u MiB (the most a problem file may be)",
+                      SOURCE_FILE_MAX >> 20);
+}
+
 int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
   *out = NULL;
   *len = 0;
@@ -31,8 +36,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > SOURCE_FILE_MAX) {
     fclose(f); /* refused before a byte is read: a problem file is never this large */
-    return ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "file larger than %u MiB (the most a problem file may be)",
-                        SOURCE_FILE_MAX >> 20);
+    return too_large(path, err);
   }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
@@ -46,8 +50,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
     if (n > SOURCE_FILE_MAX) { /* not a regular file: the size was not known before */
       free(buf);
       fclose(f);
-      return ts_error_set(err, TS_ERR_PARSE, path, 0, 0, "file larger than %u MiB (the most a problem file may be)",
-                          SOURCE_FILE_MAX >> 20);
+      return too_large(path, err);
     }
     if (n + 1 >= cap) {
       size_t ncap = cap * 2 > SOURCE_FILE_MAX + 2 ? SOURCE_FILE_MAX + 2 : cap * 2;
