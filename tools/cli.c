@@ -247,6 +247,11 @@ int cli_option_mp(const char *cmd, const char *value, SolverOptions *o) {
   return 0;
 }
 
+int cli_option_algo(const char *cmd, const char *value, SolverOptions *o) {
+  if (!value || !solver_algo_parse(value, &o->algo)) return cli_usage_error(cmd, "--algo needs dfpn, pds or multipath");
+  return 0;
+}
+
 int cli_option_limit(const char *cmd, const char *value, uint64_t *limit) {
   if (!cli_parse_u64(value, limit) || *limit < 1)
     return cli_usage_error(cmd, "--limit needs a number of at least 1 (leave it out for no limit)");

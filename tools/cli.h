@@ -88,6 +88,9 @@ int cli_default_threads(void);
 /* The value of --mp (multi-path parameters, solver.h) into *o; 0, or 2 after a
  * usage error printed for cmd. */
 int cli_option_mp(const char *cmd, const char *value, SolverOptions *o);
+/* The value of --algo (dfpn, pds, multipath) into o->algo; 0, or 2 after a usage
+ * error printed for cmd. */
+int cli_option_algo(const char *cmd, const char *value, SolverOptions *o);
 
 /* The value of --limit K into *limit: 0, or 2 after a usage error printed for
  * cmd. K is at least 1 (0 is refused rather than read as "no limit"). */

@@ -201,7 +201,7 @@ int cmd_bench(int argc, char **argv) {
       if (cli_option_mp("bench", optarg, &o)) return 2;
       break;
     case 'A':
-      if (!solver_algo_parse(optarg, &o.algo)) return cli_usage_error("bench", "--algo needs dfpn, pds or multipath");
+      if (cli_option_algo("bench", optarg, &o)) return 2;
       break;
     case 'c':
       if (strcmp(optarg, "mate1") && strcmp(optarg, "algo")) return cli_usage_error("bench", "--compare needs mate1 or algo");

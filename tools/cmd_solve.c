@@ -127,7 +127,7 @@ int cmd_solve(int argc, char **argv) {
       if (cli_option_mp("solve", optarg, &o)) return 2;
       break;
     case 'A':
-      if (!solver_algo_parse(optarg, &o.algo)) return cli_usage_error("solve", "--algo needs dfpn, pds or multipath");
+      if (cli_option_algo("solve", optarg, &o)) return 2;
       break;
     default: return cli_getopt_error("solve", c, argv);
     }
