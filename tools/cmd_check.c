@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cli.h"
 #include "diagram.h"
+#include "json.h"
 #include "kif.h"
 #include "movegen.h"
 #include "sfen.h"
@@ -560,100 +561,14 @@ typedef struct {
 
 static const char *VERDICT_JA[] = {"完全作", "不完全作", "不詰", "未確定", "手順不正"};
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", stdout);
-    else if (*p == '\t')
-      fputs("\\t", stdout);
-    else if (*p < 0x20 || *p == 0x7f)
-      printf("\\u%04x", *p);
-    else
-      putchar(*p);
-  }
-  putchar('"');
-}
-
-/* A string that came from outside (file names, messages): escaped, then as JSON. */
-static void json_user_string(const char *s) {
-  char buf[2048];
-  cli_escape(s, buf, sizeof buf);
-  json_string(buf);
-}
-
-static void json_move(Move m) {
-  if (m == MOVE_NONE) {
-    fputs("null", stdout);
-    return;
-  }
-  char mv[8];
-  usi_move_write(m, mv);
-  printf("\"%s\"", mv);
-}
-
-static void json_moves(const Move *m, int n) {
-  putchar('[');
-  for (int i = 0; i < n; i++) {
-    if (i) putchar(',');
-    json_move(m[i]);
-  }
-  putchar(']');
-}
-
 /* Why a verdict is unknown: the budget ran out before the solver found any mating
  * line to check (nothing else was asked; --json "no-line"), else questions about
  * the line were stopped (counted in "unproven"; --json "unproven"). */
 static bool unknown_no_line(const CheckReport *r) { return !r->line_given && r->line_length == 0; }
 
 static void print_json(const CheckItem *it) {
-  fputs("{\"id\":", stdout);
-  json_user_string(it->id);
-  if (it->status) {
-    fputs(",\"verdict\":\"error\",\"message\":", stdout);
-    json_user_string(it->error ? it->error : "");
-    fputs("}\n", stdout);
-    return;
-  }
-  char sfen[SFEN_MAX];
-  sfen_write(&it->pos, sfen, sizeof sfen);
-  printf(",\"sfen\":\"%s\"", sfen);
-  if (it->rc) {
-    fputs(",\"verdict\":\"error\",\"message\":", stdout);
-    json_string(ts_strerror(it->rc));
-    fputs("}\n", stdout);
-    return;
-  }
-  const CheckReport *r = &it->rep;
-  printf(",\"verdict\":\"%s\",\"length\":%d,\"length_exact\":%s,\"line_length\":%d,\"line_given\":%s,\"line\":",
-         check_verdict_name(r->verdict), r->length, r->length_exact ? "true" : "false", r->line_length,
-         r->line_given ? "true" : "false");
-  json_moves(r->line, r->line_length);
-  fputs(",\"flaws\":[", stdout);
-  for (int i = 0; i < r->nflaws; i++) {
-    const CheckFlaw *f = &r->flaws[i];
-    printf("%s{\"kind\":\"%s\",\"ply\":%d,\"move\":", i ? "," : "", check_flaw_name(f->kind), f->ply);
-    json_move(f->move);
-    fputs(",\"alt\":", stdout);
-    json_move(f->alt);
-    printf(",\"alt_length\":%d,\"alt_line\":", f->alt_length);
-    json_moves(f->alt_line, f->alt_line_len);
-    printf(",\"alt_komaamari\":%s,\"longer\":%s,\"tolerated\":%s}", f->alt_komaamari ? "true" : "false",
-           check_flaw_longer(r, f) ? "true" : "false", f->tolerated ? "true" : "false");
-  }
-  printf("],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu", r->flaws_dropped,
-         r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
-  if (r->verdict == CHECK_UNKNOWN) printf(",\"reason\":\"%s\"", unknown_no_line(r) ? "no-line" : "unproven");
-  if (r->first_flaw_nodes)
-    printf(",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
-           (unsigned long long)r->first_flaw_ms);
-  if (r->message[0]) {
-    fputs(",\"message\":", stdout);
-    json_user_string(r->message);
-  }
-  fputs("}\n", stdout);
+  json_check(stdout, it->id, &it->pos, it->status ? (it->error ? it->error : "") : NULL, it->rc, &it->rep);
+  putchar('\n');
 }
 
 /* The KIF text of m played from p (after prev), with the side's mark. */

@@ -17,6 +17,7 @@
 #include "compose.h"
 #include "dbutil.h"
 #include "encode.h"
+#include "json.h"
 #include "kif.h"
 #include "kifvar.h"
 #include "outfile.h"
@@ -169,12 +170,6 @@ static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool
 
 /* ---- callbacks (any worker thread) ---- */
 
-static void score_json(FILE *f, const ComposeScore *s) {
-  fprintf(f, "{\"verdict\":\"%s\",\"length\":%d,\"flaws\":%d,\"yozume\":%d,\"pieces\":%d}",
-          s->valid || s->verdict != CHECK_BAD_LINE ? check_verdict_name(s->verdict) : "bad-line", s->length,
-          s->defects, s->yozume, s->pieces);
-}
-
 static bool file_better(const ComposeScore *a, const ComposeScore *b, bool have) {
   if (!have) return true;
   bool ca = a->valid && a->verdict == CHECK_COMPLETE, cb = b->valid && b->verdict == CHECK_COMPLETE;
@@ -192,7 +187,7 @@ static void on_step(void *ctx, const ComposeStep *st) {
     sfen_write(st->pos, sfen, sizeof sfen);
     fprintf(sh->history, "{\"worker\":%d,\"iteration\":%llu,\"step\":\"%s\",\"sfen\":\"%s\",\"score\":", w->index,
             (unsigned long long)st->iteration, compose_step_name(st->kind), sfen);
-    score_json(sh->history, &st->score);
+    json_compose_score(sh->history, &st->score);
     fprintf(sh->history, "}\n");
     if (!sh->history_failed && (fflush(sh->history) != 0 || ferror(sh->history))) {
       /* the history is lost from here on: stop the run, keep its work, exit 3 */
@@ -321,28 +316,6 @@ static int thread_run(pthread_t *t, void *(*fn)(void *), void *arg) {
   int e = pthread_create(t, &attr, fn, arg);
   pthread_attr_destroy(&attr);
   return e;
-}
-
-static void json_line(const CheckReport *rep) {
-  printf("[");
-  for (int i = 0; i < rep->line_length; i++) {
-    char mv[8];
-    usi_move_write(rep->line[i], mv);
-    printf("%s\"%s\"", i ? "," : "", mv);
-  }
-  printf("]");
-}
-
-static void json_flaws(const CheckReport *rep) {
-  printf("[");
-  for (int i = 0; i < rep->nflaws; i++) {
-    const CheckFlaw *f = &rep->flaws[i];
-    char mv[8] = "";
-    if (f->alt) usi_move_write(f->alt, mv);
-    printf("%s{\"kind\":\"%s\",\"ply\":%d,\"alt\":%s%s%s,\"tolerated\":%s}", i ? "," : "", check_flaw_name(f->kind),
-           f->ply, mv[0] ? "\"" : "", mv[0] ? mv : "null", mv[0] ? "\"" : "", f->tolerated ? "true" : "false");
-  }
-  printf("]");
 }
 
 /* ---- database output ---- */
@@ -569,10 +542,7 @@ static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int ma
     free(recs);
     if (status) goto out;
   }
-  if (sh->json)
-    printf("{\"result\":\"%s\",\"works\":%llu,\"longest\":%d,\"candidates\":%llu,\"cut\":%s,\"time_ms\":%llu}\n",
-           found.n ? "complete" : "none", (unsigned long long)j->res.works, j->res.longest,
-           (unsigned long long)j->res.candidates, j->res.cut ? "true" : "false", (unsigned long long)j->res.time_ms);
+  if (sh->json) json_from_mate(stdout, &j->res, found.n), putchar('\n');
   else if (!sh->quiet)
     fprintf(stderr, "tsume compose: %llu works (longest %d plies) from %llu positions judged in %llu ms%s\n",
             (unsigned long long)j->res.works, j->res.longest, (unsigned long long)j->res.candidates,
@@ -829,10 +799,7 @@ int cmd_compose(int argc, char **argv) {
   /* no line at all: the start was not solved within the budget (a diagram without a
    * mate was refused above), which is not a proof that it has none */
   bool unknown = !r->best_score.valid && r->report.line_length == 0;
-  const char *result = r->complete ? "complete"
-                       : unknown   ? "unknown"
-                       : compose_better(&r->best_score, &r->start_score) ? "improved"
-                                                                         : "unchanged";
+  const char *result = compose_result_word(r);
   if (r->king_dropped && !sh->quiet) {
     static const char *RANK[10] = {"", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
     char sq[16];
@@ -855,19 +822,9 @@ int cmd_compose(int argc, char **argv) {
             r->start_score.defects, r->start_score.pieces, (unsigned long long)iters, (unsigned long long)checks,
             (unsigned long long)restarts, (unsigned long long)wall, r->stop_reason ? r->stop_reason : "-");
   if (sh->json) {
-    char sfen[SFEN_MAX], ssfen[SFEN_MAX];
-    sfen_write(&r->best, sfen, sizeof sfen);
-    sfen_write(&r->start, ssfen, sizeof ssfen);
-    printf("{\"result\":\"%s\",\"sfen\":\"%s\",\"length\":%d,\"line\":", result, sfen, r->best_score.length);
-    json_line(&r->report);
-    printf(",\"flaws\":");
-    json_flaws(&r->report);
-    printf(",\"verdict\":\"%s\",\"pieces\":%d,\"start\":{\"sfen\":\"%s\",\"score\":", check_verdict_name(r->report.verdict),
-           r->best_score.pieces, ssfen);
-    score_json(stdout, &r->start_score);
-    printf("},\"king_dropped\":%s,\"seed\":%llu,\"iterations\":%llu,\"checks\":%llu,\"restarts\":%llu,\"time_ms\":%llu,\"stop_reason\":\"%s\"}\n",
-           r->king_dropped ? "true" : "false", (unsigned long long)ws[best].co.seed, (unsigned long long)iters, (unsigned long long)checks,
-           (unsigned long long)restarts, (unsigned long long)wall, r->stop_reason ? r->stop_reason : "");
+    ComposeTotals t = {ws[best].co.seed, iters, checks, restarts, wall};
+    json_compose_result(stdout, r, &t);
+    putchar('\n');
   }
   status = io_failed ? 3 : r->complete ? 0 : 1;
   for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);

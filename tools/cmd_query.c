@@ -7,6 +7,7 @@
 #include "dbguard.h"
 #include "dbutil.h"
 #include "encode.h"
+#include "json.h"
 #include "sfen.h"
 #include "tsdb_counts.h"
 
@@ -79,19 +80,13 @@ static int on_record(const TsRecord *r, void *vctx) {
     q->rc = q->err.code;
     return 1;
   }
-  char sfen[SFEN_MAX], flags[256];
-  sfen_write(&pos, sfen, sizeof sfen);
-  dbutil_flags_format(r->flags, flags, sizeof flags);
   if (q->json) {
-    printf("{\"sfen\":\"%s\",\"length\":%u,\"flags\":\"%s\",\"root_mates\":%u,\"line\":[", sfen, r->length, flags,
-           r->root_mates);
-    for (int i = 0; i < n; i++) {
-      char mv[8];
-      usi_move_write(line[i], mv);
-      printf("%s\"%s\"", i ? "," : "", mv);
-    }
-    printf("]}\n");
+    json_query_record(stdout, &pos, r, line, n);
+    putchar('\n');
   } else {
+    char sfen[SFEN_MAX], flags[256];
+    sfen_write(&pos, sfen, sizeof sfen);
+    dbutil_flags_format(r->flags, flags, sizeof flags);
     printf("%s\t%u\t%s\n", sfen, r->length, flags);
   }
   return 0;

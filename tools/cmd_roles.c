@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "diagram.h"
+#include "json.h"
 #include "kanji.h"
 #include "kif.h"
 #include "roles.h"
@@ -38,31 +39,6 @@ static const char ROLES_HELP[] =
     "illegal diagram, a diagram without a mate, a line that is not a mating line), 3 I/O.\n";
 
 static const char ROLE_LETTERS[ROLE_NB + 1] = "CEXSMPTB";
-
-/* SFEN letters of a piece ("+R", "g"). */
-static void piece_letters(Piece p, char out[4]) {
-  static const char L[] = " PLNSBRGK";
-  PieceType t = piece_type(p);
-  char c = L[pt_demote(t) == KING ? KING : pt_demote(t)];
-  if (piece_color(p) == WHITE) c = (char)(c - 'A' + 'a');
-  int k = 0;
-  if (pt_is_promoted(t)) out[k++] = '+';
-  out[k++] = c;
-  out[k] = 0;
-}
-
-static void sq_usi(Square s, char out[4]) {
-  out[0] = (char)('0' + sq_file(s));
-  out[1] = (char)('a' + sq_rank(s) - 1);
-  out[2] = 0;
-}
-
-static void json_roles(uint8_t r) {
-  printf("[");
-  for (int b = 0, k = 0; b < ROLE_NB; b++)
-    if (r & (1u << b)) printf("%s\"%s\"", k++ ? "," : "", roles_name(b));
-  printf("]");
-}
 
 /* "２一v金" style square and piece. */
 static void sq_piece_text(Square s, Piece p, char *out, size_t n) {
@@ -192,65 +168,6 @@ static void print_text(const Position *pos, const SourceLine *line, const RoleMa
   }
 }
 
-static void print_json(const Position *pos, const SourceLine *line, const RoleMap *m) {
-  char sfen[SFEN_MAX];
-  sfen_write(pos, sfen, sizeof sfen);
-  printf("{\"sfen\":\"%s\",\"line\":[", sfen);
-  for (int i = 0; i < line->n; i++) {
-    char mv[8];
-    usi_move_write(line->moves[i], mv);
-    printf("%s\"%s\"", i ? "," : "", mv);
-  }
-  printf("],\"plies\":[");
-  for (int i = 0; i <= m->n; i++) {
-    const RolePly *rp = &m->ply[i];
-    char mv[8] = "";
-    if (i < m->n) usi_move_write(rp->move, mv);
-    printf("%s{\"ply\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", i,
-           rp->pos.side == pos->side ? "attacker" : "defender");
-    if (i < m->n)
-      printf("\"%s\",\"mover\":%d", mv, rp->mover);
-    else
-      printf("null");
-    printf(",\"squares\":[");
-    int k = 0;
-    for (Square s = SQ_NB - 1; s >= 0; s--) {
-      if (!rp->role[s]) continue;
-      char sq[4], pl[4];
-      sq_usi(s, sq);
-      piece_letters(rp->pos.board[s], pl);
-      printf("%s{\"sq\":\"%s\",\"piece\":\"%s\",\"id\":%d,\"roles\":", k++ ? "," : "", sq, pl, rp->id[s]);
-      json_roles(rp->role[s]);
-      printf("}");
-    }
-    printf("],\"prevented\":[");
-    for (int j = 0; j < rp->nprevented; j++) {
-      char sq[4], pm[8];
-      sq_usi(rp->prevented[j].sq, sq);
-      usi_move_write(rp->prevented[j].move, pm);
-      printf("%s{\"sq\":\"%s\",\"move\":\"%s\"}", j ? "," : "", sq, pm);
-    }
-    printf("]}");
-  }
-  printf("],\"pieces\":[");
-  for (int id = 0; id < m->npieces; id++) {
-    const RolePiece *p = &m->piece[id];
-    char pl[4], sq[4];
-    piece_letters(p->piece, pl);
-    printf("%s{\"id\":%d,\"start\":", id ? "," : "", id);
-    if (p->start_sq != SQ_NONE) {
-      sq_usi(p->start_sq, sq);
-      printf("\"%s\"", sq);
-    } else {
-      printf("null");
-    }
-    printf(",\"piece\":\"%s\",\"first_ply\":%d,\"roles\":", pl, p->first_ply);
-    json_roles(p->roles);
-    printf("}");
-  }
-  printf("]}\n");
-}
-
 int cmd_roles(int argc, char **argv) {
   bool json = false;
   const char *line_text = NULL;
@@ -305,7 +222,7 @@ int cmd_roles(int argc, char **argv) {
     return cli_fail("roles", &err);
   }
   if (json)
-    print_json(&pos, &line, &m);
+    json_roles(stdout, &pos, line.moves, line.n, &m), putchar('\n');
   else
     print_text(&pos, &line, &m);
   roles_free(&m);
