@@ -5,7 +5,7 @@
 set -e
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-PKGS="build-essential cmake ninja-build pkg-config clang liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev"
+PKGS="build-essential cmake ninja-build pkg-config clang liblmdb-dev lmdb-utils libcmocka-dev libzstd-dev libmicrohttpd-dev libjansson-dev curl"
 # python3: some end-to-end tests and tools/bench-check.sh read JSON with it
 PKGS="$PKGS python3"
 # MPI mode of enumerate (optional: without it the build leaves it out and its test is skipped)

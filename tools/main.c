@@ -21,6 +21,7 @@ int cmd_dbcheck(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_roles(int argc, char **argv);
 int cmd_compose(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 static const CliCommand COMMANDS[] = {
     {"show", cmd_show, "print a position as a diagram and SFEN (--mirror, --canonical)"},
@@ -35,6 +36,7 @@ static const CliCommand COMMANDS[] = {
     {"db-check", cmd_dbcheck, "read every page and record of a database and report damage"},
     {"roles", cmd_roles, "what each piece does along the main line (seed 003's eight roles)"},
     {"compose", cmd_compose, "make a diagram a complete work (roles, the checker), or works from a mate picture"},
+    {"serve", cmd_serve, "the desk: a local web page to set up, check and compose problems"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},
 };
 

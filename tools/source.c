@@ -156,6 +156,31 @@ static SourceType source_sniff(const char *text, size_t len) {
   return slashes == 8 && i < len && text[i] == ' ' ? SOURCE_SFEN : SOURCE_UNKNOWN;
 }
 
+/* Reads text (the contents of path) as the format type. */
+static int load_typed(const char *path, const char *text, size_t len, SourceType type, KifEncoding hint, bool sniffed,
+                      Position *pos, SourceLine *line, TsError *err) {
+  int rc;
+  int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
+  switch (type) {
+  case SOURCE_KIF: rc = load_kif_file(path, text, len, hint, pos, line, err); break;
+  case SOURCE_CSA:
+    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  case SOURCE_SFEN:
+    rc = sfen_text_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  default:
+    rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
+                      "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
+                      "not recognisably KIF, CSA or SFEN");
+  }
+  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
+    size_t k = strlen(err->msg);
+    snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
+  }
+  return rc;
+}
+
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err) {
   char *text = NULL;
   size_t len = 0;
@@ -180,25 +205,19 @@ int source_load_file(const char *path, Position *pos, SourceLine *line, TsError 
     type = source_sniff(text, len);
     sniffed = true;
   }
-  int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
-  switch (type) {
-  case SOURCE_KIF: rc = load_kif_file(path, text, len, hint, pos, line, err); break;
-  case SOURCE_CSA:
-    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
-    break;
-  case SOURCE_SFEN:
-    rc = sfen_text_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
-    break;
-  default:
-    rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
-                      "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
-                      "not recognisably KIF, CSA or SFEN");
-  }
-  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
-    size_t k = strlen(err->msg);
-    snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
-  }
+  rc = load_typed(path, text, len, type, hint, sniffed, pos, line, err);
   if (rc && line) line->n = 0;
   free(text);
+  return rc;
+}
+
+int source_load_text(const char *name, const char *text, size_t len, Position *pos, SourceLine *line,
+                     const char **format, TsError *err) {
+  if (line) line->n = 0;
+  if (len > SOURCE_FILE_MAX) return too_large(name, err);
+  SourceType type = source_sniff(text, len);
+  if (format) *format = type == SOURCE_UNKNOWN ? "" : SOURCE_NAME[type];
+  int rc = load_typed(name, text, len, type, KIF_ENC_AUTO, true, pos, line, err);
+  if (rc && line) line->n = 0;
   return rc;
 }

@@ -42,6 +42,15 @@ typedef struct {
  */
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err);
 
+/*
+ * Reads a problem from text in memory (len bytes, not necessarily NUL-terminated
+ * before len) as its content shows (KIF in UTF-8 or CP932, BOD, CSA, SFEN), as
+ * source_load_file does for a file whose name says nothing; name stands for the
+ * file in messages. *format (when not NULL) is set to "KIF", "CSA", "SFEN" or "".
+ */
+int source_load_text(const char *name, const char *text, size_t len, Position *pos, SourceLine *line,
+                     const char **format, TsError *err);
+
 /* The most bytes a problem file (KIF, CSA, SFEN, a TSV or SFEN list) may hold. */
 #define SOURCE_FILE_MAX (64u << 20)
 /*
