@@ -161,14 +161,19 @@ static int read_request(Server *s, const char *body, size_t len, const char *wha
     goto out;
   }
   TsError err;
+  if (strpbrk(q->sfen_text, "\r\n")) {
+    rc = api_fail(e, 400, "%s: <sfen>: line break in a SFEN argument", ts_strerror(TS_ERR_PARSE));
+    goto out;
+  }
   /* the SFEN, with the moves that may follow it ("... 1 moves 7g7f") */
-  if (sfen_text_parse(q->sfen_text, strlen(q->sfen_text), "sfen", &q->pos, q->line.moves, SOURCE_LINE_MAX, &q->line.n,
+  if (sfen_text_parse(q->sfen_text, strlen(q->sfen_text), "<sfen>", &q->pos, q->line.moves, SOURCE_LINE_MAX, &q->line.n,
                       &err)) {
+    err.line = 0; /* one string, as a SFEN argument: its column alone places the fault */
     rc = api_ts_fail(e, &err);
     goto out;
   }
   if (!strcmp(what, "mate")) {
-    if (pos_validate(&q->pos, "sfen", &err)) {
+    if (pos_validate(&q->pos, "<sfen>", &err)) {
       rc = api_ts_fail(e, &err);
     } else if (!pos_is_mate(&q->pos)) {
       rc = api_fail(e, 400, "sfen: not a mate picture (the side to move must be mated)");
@@ -179,11 +184,11 @@ static int read_request(Server *s, const char *body, size_t len, const char *wha
     }
     goto out;
   }
-  if (strcmp(what, "svg") && pos_validate_problem(&q->pos, "sfen", &err)) {
+  if (strcmp(what, "svg") && pos_validate_problem(&q->pos, "<sfen>", &err)) {
     rc = api_ts_fail(e, &err);
     goto out;
   }
-  if (!strcmp(what, "svg") && pos_validate(&q->pos, "sfen", &err)) {
+  if (!strcmp(what, "svg") && pos_validate(&q->pos, "<sfen>", &err)) {
     rc = api_ts_fail(e, &err);
     goto out;
   }

@@ -152,7 +152,7 @@ Job *job_find(Server *s, const char *id) {
   Job *found = NULL;
   pthread_mutex_lock(&s->mu);
   for (Job *j = s->jobs; j; j = j->next)
-    if (!strcmp(j->id, id)) {
+    if (!strcmp(j->id, id) && !j->done) {
       found = j;
       j->refs++;
       break;
