@@ -9,7 +9,7 @@
 #include "dbutil.h"
 #include "sfen.h"
 
-void json_string(FILE *f, const char *s) {
+void json_str(FILE *f, const char *s) {
   putc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (*p == '"' || *p == '\\')
@@ -26,10 +26,10 @@ void json_string(FILE *f, const char *s) {
   putc('"', f);
 }
 
-void json_user_string(FILE *f, const char *s) {
+void json_user_str(FILE *f, const char *s) {
   char buf[2048];
   cli_escape(s, buf, sizeof buf);
-  json_string(f, buf);
+  json_str(f, buf);
 }
 
 void json_move(FILE *f, Move m) {
@@ -61,10 +61,10 @@ static bool unknown_no_line(const CheckReport *r) { return !r->line_given && r->
 
 void json_check(FILE *f, const char *id, const Position *pos, const char *error, int rc, const CheckReport *r) {
   fputs("{\"id\":", f);
-  json_user_string(f, id);
+  json_user_str(f, id);
   if (error) {
     fputs(",\"verdict\":\"error\",\"message\":", f);
-    json_user_string(f, error);
+    json_user_str(f, error);
     putc('}', f);
     return;
   }
@@ -73,7 +73,7 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
   fprintf(f, ",\"sfen\":\"%s\"", sfen);
   if (rc) {
     fputs(",\"verdict\":\"error\",\"message\":", f);
-    json_string(f, ts_strerror(rc));
+    json_str(f, ts_strerror(rc));
     putc('}', f);
     return;
   }
@@ -103,7 +103,7 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
             (unsigned long long)r->first_flaw_ms);
   if (r->message[0]) {
     fputs(",\"message\":", f);
-    json_user_string(f, r->message);
+    json_user_str(f, r->message);
   }
   putc('}', f);
 }

@@ -17,10 +17,10 @@
 #include "tsdb.h"
 
 /* A string as JSON ("...", with \" \\ \n \t and \u00XX for other controls). */
-void json_string(FILE *f, const char *s);
+void json_str(FILE *f, const char *s);
 /* A string that came from outside (file names, messages): control bytes and
  * invalid UTF-8 escaped as cli_escape does, then as JSON. */
-void json_user_string(FILE *f, const char *s);
+void json_user_str(FILE *f, const char *s);
 /* A move in USI ("7g7f", "G*5b"), null for MOVE_NONE; a list of them. */
 void json_move(FILE *f, Move m);
 void json_moves(FILE *f, const Move *m, int n);
