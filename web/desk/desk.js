@@ -26,6 +26,7 @@ const S = {
   check: null, // {key, result}: the last finished check
   checking: false,
   checkState: 'idle',
+  checkStarted: 0,
   progress: null,
   diagramError: null,
   showRoles: false,
@@ -134,6 +135,7 @@ function renderBoard() {
     S.legal = new Set();
     ground.set({
       sfen: { board: p.board, hands: p.hands },
+      hovered: undefined,
       turnColor: 'sente',
       activeColor: 'both',
       lastDests: undefined,
@@ -161,6 +163,7 @@ function renderBoard() {
       const last = cur > 0 ? P.usiSquares(sh.moves[cur - 1]) : null;
       ground.set({
         sfen: { board: f.board, hands: f.hands },
+        hovered: undefined,
         turnColor: pos.turn,
         activeColor: S.compose ? undefined : pos.turn,
         lastDests: last ? (last.from ? [last.from, last.to] : [last.to]) : undefined,
@@ -417,6 +420,7 @@ function rearm() {
 function disarm() {
   S.armed = null;
   ground.selectPiece(null);
+  ground.set({ hovered: undefined });
   renderPalette();
 }
 
@@ -573,6 +577,7 @@ async function runCheck() {
     return;
   }
   S.checkState = 'checking';
+  S.checkStarted = Date.now();
   renderDiagramError();
   renderCheck();
   const budget = Math.max(1, Number($('check-budget').value) || 30);
@@ -637,13 +642,16 @@ function renderCheckStatus() {
   const t = {
     idle: '',
     pending: '検討待ち waiting…',
-    checking: `検討中 checking…${p ? ` ${(p.elapsed_ms / 1000).toFixed(1)} s, ${fmtNodes(p.nodes)} nodes` : ''}`,
+    checking: `検討中 checking… ${((p ? p.elapsed_ms : Date.now() - S.checkStarted) / 1000).toFixed(1)} s${p && p.nodes != null ? `, ${fmtNodes(p.nodes)} nodes` : ''}`,
     done: '',
     error: '検討失敗 check failed',
     illegal: '図面不正 illegal diagram',
   }[S.checkState];
   el.textContent = t || '';
+  clearTimeout(statusTimer);
+  if (S.checkState === 'checking') statusTimer = setTimeout(renderCheckStatus, 500);
 }
+let statusTimer = null;
 
 const fmtNodes = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(0)}k` : `${n || 0}`);
 
@@ -883,7 +891,7 @@ function changed() {
 function loadDiagram(sfen, line, opts = {}) {
   if (opts.record !== false) pushHistory();
   stopAutoPlay();
-  S.sfen = sfen;
+  S.sfen = P.asDiagram(sfen);
   S.goteRest = P.goteIsRest(sfen);
   S.line = trimLine(sfen, line || []);
   S.cursor = 0;
@@ -1024,7 +1032,7 @@ function matePicture() {
 
 function showComposed(work, text) {
   if (!work || !work.sfen) return;
-  S.sfen = work.sfen;
+  S.sfen = P.asDiagram(work.sfen);
   S.goteRest = P.goteIsRest(work.sfen);
   S.line = Array.isArray(work.line) ? trimLine(work.sfen, work.line) : [];
   S.cursor = 0;
@@ -1061,6 +1069,8 @@ function onComposeLine(o) {
     if (p.elapsed_ms != null) bits.push(`${(p.elapsed_ms / 1000).toFixed(1)} s`);
     if (p.iterations != null) bits.push(`${p.iterations} it`);
     if (p.checks != null) bits.push(`${p.checks} checks`);
+    if (p.plies != null) bits.push(`${p.plies}手`);
+    if (p.candidates != null) bits.push(`${p.candidates} candidates`);
     if (p.works != null) bits.push(`${p.works} works`);
     if (p.nodes != null) bits.push(`${fmtNodes(p.nodes)} nodes`);
     composeStatus('running', `創作中 composing… ${bits.join(', ')}`);
@@ -1071,6 +1081,10 @@ function onComposeLine(o) {
   } else if (o.work) {
     c.works++;
     addWork(o.work);
+    if (!c.best || (o.work.length || 0) > (c.best.work.length || 0)) {
+      c.best = { work: o.work, complete: o.work.verdict === 'complete' };
+      showComposed(o.work, `最長 longest so far: ${describeWork(o.work)}`);
+    }
   } else if (o.error) {
     c.error = o.error;
   }

@@ -82,6 +82,12 @@ export function restHand(board, senteHand) {
   return { gote, over };
 }
 
+// A SFEN with the move number 1, as the desk keeps its diagrams.
+export function asDiagram(sfen) {
+  const p = sfenParts(sfen);
+  return `${p.board} ${p.turn} ${p.hands} 1`;
+}
+
 // A diagram SFEN: attacker (sente, 'b') to move, move number 1.
 export function diagramSfen(board, sente, gote) {
   return `${board} b ${handsField(sente, gote)} 1`;
