@@ -36,6 +36,7 @@ const S = {
   composeUndo: null, // the diagram before the last compose
   history: [], // undo stack of {sfen, line, goteRest}
   playTimer: null,
+  focusFlaw: -1, // the flaw under the pointer in the list, drawn in its own colour
 };
 
 const keyOf = (sfen, line) => `${sfen}|${line.join(' ')}`;
@@ -208,8 +209,8 @@ function shapes() {
   }
   const r = !S.view && currentCheck();
   if (r && Array.isArray(r.flaws)) {
-    r.flaws.forEach((f) => {
-      const brush = f.tolerated ? 'kizu' : 'flaw';
+    r.flaws.forEach((f, i) => {
+      const brush = i === S.focusFlaw ? 'focus' : f.tolerated ? 'kizu' : 'flaw';
       const label = flawJa(f);
       if (f.kind === 'komaamari') {
         if (sh.cursor !== sh.moves.length) return;
@@ -661,6 +662,7 @@ function renderCheck() {
   const box = $('verdict-box');
   const list = $('flaws');
   list.textContent = '';
+  S.focusFlaw = -1;
   if (!r) {
     $('verdict').textContent = '';
     $('verdict-ja').textContent = S.diagramError ? '図面不正' : S.checking ? '検討中' : '—';
@@ -704,6 +706,14 @@ function renderCheck() {
     if (f.alt_komaamari) li.append(' 駒余り');
     li.title = '盤上で再生 play this line on the board';
     li.addEventListener('click', () => openFlaw(i));
+    li.addEventListener('mouseenter', () => {
+      S.focusFlaw = i;
+      ground.setAutoShapes(shapes());
+    });
+    li.addEventListener('mouseleave', () => {
+      S.focusFlaw = -1;
+      ground.setAutoShapes(shapes());
+    });
     list.appendChild(li);
   });
 }
@@ -749,7 +759,10 @@ function renderMoves() {
 
 function renderNav() {
   const sh = shown();
-  $('ply-label').textContent = `${sh.cursor} / ${sh.moves.length}手`;
+  const rp = replayOf(S.sfen, sh.moves);
+  const pos = rp.positions[Math.min(sh.cursor, rp.positions.length - 1)];
+  const mated = !!pos && sh.cursor > 0 && pos.turn === 'gote' && pos.isCheckmate();
+  $('ply-label').textContent = `${sh.cursor} / ${sh.moves.length}手${mated ? ' 詰み mate' : ''}`;
   $('nav-first').disabled = sh.cursor === 0;
   $('nav-prev').disabled = sh.cursor === 0;
   $('nav-next').disabled = sh.cursor >= sh.moves.length;
@@ -781,6 +794,7 @@ async function fetchRoles() {
   const e = effLine();
   const key = keyOf(S.sfen, e.moves);
   if (S.roles && S.roles.key === key) return renderRoles();
+  if (!e.moves.length && S.checking) return renderRoles(); // the solver's line comes with the check
   const r = currentCheck();
   if (!e.moves.length || (r && ['nomate', 'error', 'bad-line'].includes(r.verdict))) {
     S.roles = { key, error: '詰む手順がありません no mating line' };
