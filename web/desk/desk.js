@@ -1204,7 +1204,7 @@ function dbParams(withPage) {
   if (moves) q.set('moves', moves);
   const flag = $('db-flag').value;
   if (flag) q.set('flag', flag);
-  else if ($('db-complete').checked) q.set('complete', '1');
+  if ($('db-complete').checked) q.set('complete', '1');
   if (withPage) {
     q.set('limit', String(Math.max(1, Number($('db-limit').value) || 50)));
     q.set('offset', String(DB.offset));
@@ -1258,6 +1258,12 @@ function bindDb() {
     DB.offset = 0;
     dbSearch();
   });
+  for (const id of ['db-moves', 'db-limit'])
+    $(id).addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      DB.offset = 0;
+      dbSearch();
+    });
   $('db-next').addEventListener('click', () => {
     DB.offset += Math.max(1, Number($('db-limit').value) || 50);
     dbSearch();
@@ -1265,9 +1271,6 @@ function bindDb() {
   $('db-prev').addEventListener('click', () => {
     DB.offset = Math.max(0, DB.offset - (Math.max(1, Number($('db-limit').value) || 50)));
     dbSearch();
-  });
-  $('db-flag').addEventListener('change', () => {
-    $('db-complete').disabled = !!$('db-flag').value;
   });
 }
 
