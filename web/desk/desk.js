@@ -1113,7 +1113,7 @@ async function composeStart() {
   if (fromMate) {
     body.sfen = matePicture();
     body.max_moves = Math.max(1, Number($('compose-max-moves').value) || 7);
-  } else if (S.line.length) body.line = S.line.join(' ');
+  } else if (S.line.length && $('compose-keep-line').checked) body.line = S.line.join(' ');
   cancelCheck();
   S.checkState = 'idle';
   S.composeUndo = { sfen: S.sfen, line: S.line.slice(), goteRest: S.goteRest };
