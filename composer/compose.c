@@ -220,31 +220,7 @@ static void run_offer_best(Run *R, Work *w, ComposeStepKind kind) {
   }
   R->best.pos = w->pos;
   R->best.sc = w->sc;
-  /* the report is copied by value of its counts; flaws and line are duplicated */
-  CheckReport *d = &R->best.rep;
-  const CheckReport *s = &w->rep;
-  if (d->flaws_cap < s->nflaws) {
-    CheckFlaw *f = realloc(d->flaws, (size_t)(s->nflaws > 0 ? s->nflaws : 1) * sizeof *f);
-    if (!f) return;
-    d->flaws = f;
-    d->flaws_cap = s->nflaws;
-  }
-  if (d->line_cap < s->line_length) {
-    Move *l = realloc(d->line, (size_t)(s->line_length > 0 ? s->line_length : 1) * sizeof *l);
-    if (!l) return;
-    d->line = l;
-    d->line_cap = s->line_length;
-  }
-  CheckFlaw *keep_f = d->flaws;
-  Move *keep_l = d->line;
-  int fc = d->flaws_cap, lc = d->line_cap;
-  *d = *s;
-  d->flaws = keep_f;
-  d->line = keep_l;
-  d->flaws_cap = fc;
-  d->line_cap = lc;
-  if (s->nflaws) memcpy(d->flaws, s->flaws, (size_t)s->nflaws * sizeof *d->flaws);
-  if (s->line_length) memcpy(d->line, s->line, (size_t)s->line_length * sizeof *d->line);
+  if (check_report_copy(&R->best.rep, &w->rep)) return;
   run_notify(R, kind, &R->best, true);
 }
 
@@ -752,6 +728,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   /* every checker question ends at the run's deadline, whoever calls */
   uint64_t prev_deadline = check_deadline(c);
   if (o->time_ms && (!prev_deadline || R->t0 + o->time_ms < prev_deadline)) check_set_deadline(c, R->t0 + o->time_ms);
+  bool prev_quick = check_set_quick_after_fatal(c, true); /* a diagram is judged by its flaw counts */
   check_report_init(&R->cur.rep);
   check_report_init(&R->best.rep);
   check_report_init(&R->cand.rep);
@@ -837,6 +814,7 @@ int compose_run(Checker *c, const Position *pos, const ComposeOptions *o, Compos
   r->stop_reason = R->stop_reason ? R->stop_reason : "time";
 out:
   check_set_deadline(c, prev_deadline);
+  check_set_quick_after_fatal(c, prev_quick);
   r->time_ms = now_ms() - R->t0;
   check_report_free(&R->cur.rep);
   check_report_free(&R->best.rep);
@@ -997,6 +975,7 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
   F.last_progress = now_ms();
   uint64_t prev_deadline = check_deadline(c);
   if (o->time_ms && (!prev_deadline || F.t0 + o->time_ms < prev_deadline)) check_set_deadline(c, F.t0 + o->time_ms);
+  bool prev_quick = check_set_quick_after_fatal(c, true);
   check_report_init(&F.rep);
   UnMoveList *ul = malloc(sizeof *ul), *ul2 = malloc(sizeof *ul2);
   FmLevel cur = {0}, next = {0};
@@ -1041,6 +1020,7 @@ int compose_from_mate(Checker *c, const Position *mate, const FromMateOptions *o
   }
 out:
   check_set_deadline(c, prev_deadline);
+  check_set_quick_after_fatal(c, prev_quick);
   r->time_ms = now_ms() - F.t0;
   level_free(&cur);
   level_free(&next);

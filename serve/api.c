@@ -255,8 +255,7 @@ static void run_check(Job *j) {
     emit_error(j, "out of memory: cannot allocate a checker's table");
     return;
   }
-  /* the time counts from here: the table was set up before */
-  check_set_deadline(k, serve_now_ms() + q->time_ms); /* CLOCK_MONOTONIC, as the solver's clock */
+  check_set_time(k, q->time_ms); /* the budget from here: the table was set up before */
   CheckReport rep;
   check_report_init(&rep);
   int rc = check_problem(k, &q->pos, q->has_line ? q->line.moves : NULL, q->line.n, &rep);

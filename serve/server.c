@@ -251,7 +251,6 @@ Checker *checker_take(Job *j, CheckerSlot **slot) {
   t->stop = j->stop;
   j->linked_stop = &t->stop;
   pthread_mutex_unlock(&j->mu);
-  check_set_deadline(t->checker, 0);
   *slot = t;
   return t->checker;
 }

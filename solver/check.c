@@ -52,6 +52,7 @@ struct Checker {
   int *flaw_q;         /* per flaw of the report: the index of its question (ordering) */
   int flaw_q_cap;
   int cur_q;
+  int rejoin_scale; /* the rejoin and 駒余り searches' budget, in CHECK_REJOIN_BUDGET */
 };
 
 void check_options_default(CheckOptions *o) {
@@ -97,6 +98,18 @@ void check_free(Checker *c) {
 
 void check_set_deadline(Checker *c, uint64_t deadline_ms) { c->deadline_ms = deadline_ms; }
 
+uint64_t check_set_time(Checker *c, uint64_t time_ms) {
+  uint64_t old = c->opt.time_ms;
+  c->opt.time_ms = time_ms;
+  return old;
+}
+
+bool check_set_quick_after_fatal(Checker *c, bool on) {
+  bool old = c->opt.quick_after_fatal;
+  c->opt.quick_after_fatal = on;
+  return old;
+}
+
 uint64_t check_deadline(const Checker *c) { return c->deadline_ms; }
 
 const CheckOptions *check_options(const Checker *c) { return &c->opt; }
@@ -107,7 +120,36 @@ void check_report_init(CheckReport *r) { memset(r, 0, sizeof *r); }
 void check_report_free(CheckReport *r) {
   free(r->flaws);
   free(r->line);
+  free(r->open);
   memset(r, 0, sizeof *r);
+}
+
+/* Grows *v (of *cap elements of size sz) to hold n; false when out of memory. */
+static bool grow(void **v, int *cap, int n, size_t sz) {
+  if (n <= *cap) return true;
+  void *p = realloc(*v, (size_t)n * sz);
+  if (!p) return false;
+  *v = p;
+  *cap = n;
+  return true;
+}
+
+int check_report_copy(CheckReport *d, const CheckReport *s) {
+  if (!grow((void **)&d->flaws, &d->flaws_cap, s->nflaws, sizeof *d->flaws) ||
+      !grow((void **)&d->line, &d->line_cap, s->line_length, sizeof *d->line) ||
+      !grow((void **)&d->open, &d->open_cap, s->nopen, sizeof *d->open))
+    return TS_ERR_NOMEM;
+  CheckFlaw *f = d->flaws;
+  Move *l = d->line;
+  CheckOpen *o = d->open;
+  int fc = d->flaws_cap, lc = d->line_cap, oc = d->open_cap;
+  *d = *s;
+  d->flaws = f, d->line = l, d->open = o;
+  d->flaws_cap = fc, d->line_cap = lc, d->open_cap = oc;
+  if (s->nflaws) memcpy(d->flaws, s->flaws, (size_t)s->nflaws * sizeof *d->flaws);
+  if (s->line_length) memcpy(d->line, s->line, (size_t)s->line_length * sizeof *d->line);
+  if (s->nopen) memcpy(d->open, s->open, (size_t)s->nopen * sizeof *d->open);
+  return TS_OK;
 }
 
 static const char *const FLAW_NAMES[FLAW_KIND_NB] = {
@@ -420,6 +462,7 @@ typedef struct {
   bool done;
   bool longer; /* an attacker alternative with no mate within the plies left: its
                 * question is whether it mates at all (at any length) */
+  uint64_t nodes; /* spent on it so far */
 } Question;
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
@@ -438,7 +481,7 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
   if (w == R - 1 && check_non_limiting(&c->main[p], r->line[p], alt)) return FLAW_HIGENTEI;
   Rejoin rj = {.line = r->line, .n = r->line_length, .from = p, .npath = 1};
   rj.path[0] = move_compact(alt);
-  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  c->rejoin_budget = CHECK_REJOIN_BUDGET * c->rejoin_scale;
   int j = rejoins(c, &rj, q, w);
   if (j < 0) return FLAW_KIND_NB;
   return j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
@@ -523,7 +566,7 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
 }
 
 static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *known) {
-  c->rejoin_budget = CHECK_REJOIN_BUDGET;
+  c->rejoin_budget = CHECK_REJOIN_BUDGET * c->rejoin_scale;
   int k = empty_hand_line(c, q, v, 0);
   *known = k >= 0;
   return k == 0;
@@ -586,8 +629,32 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
 
 /* Node limits of one question in the successive passes: most alternatives are
  * refuted at once, so every question gets a small budget before any gets a
- * large one (the check's total budget goes where it finds the most). */
-static const uint64_t PASS_NODES[] = {20000, 400000, 0};
+ * large one (the check's total budget goes where it finds the most). The third
+ * pass has call_nodes; with a budget of time or nodes the limit then grows by
+ * PASS_GROWTH a pass, and a pass without a limit (the rest of the budget) is
+ * the last. */
+static const uint64_t PASS_NODES[] = {20000, 400000};
+#define PASS_GROWTH 5
+#define PASS_UNLIMITED ((uint64_t)1 << 40)
+
+/* Has the check a budget of its own (time, nodes, a deadline), past the per-question limits? */
+static bool has_budget(const Checker *c) { return c->opt.time_ms || c->opt.max_nodes; }
+
+/* The node limit of pass `pass` after the limit prev (0: no limit); false when there is no such pass. */
+static bool pass_limit(const Checker *c, size_t pass, uint64_t prev, uint64_t *lim) {
+  uint64_t cn = c->opt.call_nodes;
+  if (pass < sizeof PASS_NODES / sizeof *PASS_NODES) {
+    *lim = cn && PASS_NODES[pass] > cn ? cn : PASS_NODES[pass];
+    return pass == 0 || *lim > prev;
+  }
+  if (pass == sizeof PASS_NODES / sizeof *PASS_NODES) { /* the call_nodes pass */
+    *lim = cn;
+    return cn == 0 || cn > prev;
+  }
+  if (!has_budget(c) || prev == 0) return false;
+  *lim = prev >= PASS_UNLIMITED / PASS_GROWTH ? 0 : prev * PASS_GROWTH;
+  return true;
+}
 
 /* Asks every question in passes of growing budgets. */
 static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
@@ -610,19 +677,18 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         }
         qs = t;
       }
-      qs[nq++] = (Question){p, l.moves[i], false, false};
+      qs[nq++] = (Question){p, l.moves[i], false, false, 0};
     }
   }
   int left = nq;
   bool stop = false;
-  for (size_t pass = 0; pass < sizeof PASS_NODES / sizeof *PASS_NODES && left && !stop; pass++) {
-    uint64_t lim = PASS_NODES[pass];
-    if (!lim || (c->opt.call_nodes && lim > c->opt.call_nodes)) lim = c->opt.call_nodes;
+  uint64_t lim = 0;
+  for (size_t pass = 0; left && !stop && pass_limit(c, pass, lim, &lim); pass++) {
     c->call_limit = lim;
-    /* once a 余詰 (or 早詰) is proven, the questions whether another alternative
-     * mates at a longer length only add to the list: they get the first pass */
+    /* the searches of the 手順前後 / 迂回 and 駒余り questions grow with the passes too */
+    c->rejoin_scale = pass < 2 ? 1 : pass < 12 ? 1 << (pass - 1) : 1 << 11;
     bool fatal = false;
-    for (int i = 0; i < r->nflaws && !fatal; i++)
+    for (int i = 0; i < r->nflaws && !fatal && c->opt.quick_after_fatal; i++)
       fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
     for (int i = 0; i < nq && !stop; i++) {
       if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) continue;
@@ -630,6 +696,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       int before = r->nflaws;
       uint64_t n0 = c->nodes, t0 = solver_now_ms();
       int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
+      qs[i].nodes += c->nodes - n0;
       if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
         char mv[8];
         usi_move_write(qs[i].alt, mv);
@@ -644,11 +711,19 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       }
       if (c->out_of_budget) stop = true;
     }
-    if (lim == c->opt.call_nodes) break;
   }
   if (!stop || c->out_of_budget)
-    for (int i = 0; i < nq; i++)
-      if (!qs[i].done && !r->unproven++) r->unproven_ply = qs[i].ply + 1;
+    for (int i = 0; i < nq; i++) {
+      if (qs[i].done) continue;
+      if (!r->unproven++) r->unproven_ply = qs[i].ply + 1;
+      if (r->nopen == r->open_cap) {
+        int cap = r->open_cap ? 2 * r->open_cap : 16;
+        CheckOpen *o = realloc(r->open, (size_t)cap * sizeof *o);
+        if (!o) continue; /* counted in unproven, not listed */
+        r->open = o, r->open_cap = cap;
+      }
+      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer, qs[i].nodes, c->call_limit};
+    }
   free(qs);
   return TS_OK;
 }
@@ -718,7 +793,7 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
   TsError err;
   if (pos_validate_problem(pos, "problem", &err) != TS_OK) return TS_ERR_ILLEGAL;
   r->verdict = CHECK_UNKNOWN;
-  r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = 0;
+  r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = r->nopen = 0;
   r->length = -1;
   r->length_exact = false;
   r->nodes = r->time_ms = r->first_flaw_nodes = r->first_flaw_ms = 0;
@@ -729,12 +804,17 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
   c->nodes = 0;
   c->out_of_budget = false;
   c->call_limit = c->opt.call_nodes;
+  c->rejoin_scale = 1;
   c->cur_q = -1;
   if (!r->line_given) {
-    /* no intended line: the solver's main line is the one checked */
+    /* no intended line: the solver's main line is the one checked, searched
+     * with the whole budget when the check has one */
     r->line_length = 0;
+    if (has_budget(c)) c->call_limit = 0;
     SolveResult sr;
+    const char *ran_out = NULL;
     if (budget(c) && solver_solve(c->s, pos, &sr) == TS_OK) {
+      ran_out = sr.stop_reason;
       c->nodes += sr.nodes;
       if (sr.status == SOLVE_NOMATE) {
         r->verdict = CHECK_NOMATE;
@@ -757,11 +837,29 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
           return TS_ERR_NOMEM;
       }
     }
+    c->call_limit = c->opt.call_nodes;
     if (r->line_length == 0) {
       r->verdict = CHECK_UNKNOWN;
       r->unproven = 1; /* the question "which line" itself */
       r->unproven_ply = 1;
-      snprintf(r->message, sizeof r->message, "the budget ran out before a mating line was found");
+      uint64_t el = solver_now_ms() - c->t0;
+      const CheckOptions *o = &c->opt;
+      if ((o->stop && *o->stop) || (ran_out && !strcmp(ran_out, "stop")))
+        snprintf(r->message, sizeof r->message, "the check was stopped before a mating line was found");
+      else if ((o->time_ms && el >= o->time_ms) || (c->deadline_ms && solver_now_ms() >= c->deadline_ms) ||
+               (ran_out && !strcmp(ran_out, "time")))
+        snprintf(r->message, sizeof r->message, "the time (%llu ms) ran out before a mating line was found",
+                 (unsigned long long)el);
+      else if (o->max_nodes && c->nodes >= o->max_nodes)
+        snprintf(r->message, sizeof r->message, "the node budget (%llu) ran out before a mating line was found",
+                 (unsigned long long)o->max_nodes);
+      else if (!has_budget(c) && o->call_nodes)
+        snprintf(r->message, sizeof r->message,
+                 "the node limit of one search (%llu, --call-nodes) was reached before a mating line was found; "
+                 "a --time-ms budget searches on", (unsigned long long)o->call_nodes);
+      else
+        snprintf(r->message, sizeof r->message, "no mating line was found within the budget (%s)",
+                 ran_out ? ran_out : "depth");
       goto done;
     }
   } else if (line_store(r, line, n)) {
@@ -811,9 +909,6 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
       }
     }
   }
-  if (r->verdict == CHECK_UNKNOWN)
-    snprintf(r->message, sizeof r->message, "%d question%s unproven (budget), first at ply %d", r->unproven,
-             r->unproven == 1 ? "" : "s", r->unproven_ply);
 done:
   r->nodes = c->nodes;
   r->time_ms = solver_now_ms() - c->t0;

@@ -31,10 +31,11 @@
  *        else                                YOZUME          余詰
  *    and in a one-move problem (which needs a unique mate) every other check
  *    that mates at all is YOZUME (LAST_MOVE_ALT, not tolerated, for a mate in one).
- *    An alternative whose question a budget stops is counted as unproven: the
- *    verdict is then "unknown", never "complete". Once a 余詰 or 早詰 is proven,
- *    the questions whether the remaining alternatives mate at a longer length
- *    get the first pass's budget only (they add to the list, not to the verdict).
+ *    An alternative whose question a budget stops is counted as unproven (and
+ *    listed in the report's open questions): the verdict is then "unknown",
+ *    never "complete". Every question is asked, also after a fatal flaw is found
+ *    (a composer repairs the flaws together), in passes of growing node limits:
+ *    most are settled at once, and the budget goes to those that are not.
  *  - at each defender ply i every other legal reply d (futile drops are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:
@@ -101,6 +102,17 @@ typedef struct {
   bool tolerated;     /* a キズ that does not make the problem flawed */
 } CheckFlaw;
 
+/* A question the budget left open: an alternative or a reply whose answer
+ * could add a flaw. */
+typedef struct {
+  int ply;          /* 1-based ply of the line */
+  Move alt;         /* the other check (attacker ply) or reply (defender ply) */
+  bool longer;      /* an attacker alternative not mating within the plies left:
+                     * the open question is whether it mates at any length */
+  uint64_t nodes;   /* solver nodes spent on it */
+  uint64_t limit;   /* node limit of its last try (0: the rest of the budget) */
+} CheckOpen;
+
 typedef struct {
   CheckVerdict verdict;
   int line_length;     /* plies of the line checked */
@@ -117,21 +129,31 @@ typedef struct {
   uint64_t first_flaw_nodes; /* nodes and time spent when the first flaw that is not tolerated was */
   uint64_t first_flaw_ms;    /* found (0: none) */
   uint64_t time_ms;
-  char message[256];   /* for BAD_LINE: what is wrong, and where */
+  CheckOpen *open;     /* the questions left open (unproven of them; in ply order) */
+  int nopen;
+  char message[256];   /* for BAD_LINE: what is wrong, and where; for UNKNOWN without a line: what ran out */
   /* owned storage */
-  int flaws_cap, line_cap;
+  int flaws_cap, line_cap, open_cap;
 } CheckReport;
 
 typedef struct {
   size_t hash_mb;       /* solver table (default 64) */
   uint64_t max_nodes;   /* nodes over the whole check, 0 = none */
   uint64_t time_ms;     /* time over the whole check, 0 = none */
-  uint64_t call_nodes;  /* nodes of one solver question, 0 = none (default 2,000,000) */
+  uint64_t call_nodes;  /* nodes of one solver question in the passes without a budget, 0 = none
+                         * (default 2,000,000). With a time or node budget (or a deadline), the
+                         * questions still open after a pass at this limit get passes of growing
+                         * limits until all are settled or the budget is spent, and the search for
+                         * a main line has the whole budget (a deadline alone is no budget: it ends
+                         * the check, the passes stop at call_nodes) */
   int max_alts;         /* flaws kept per problem (default 1000) */
   bool futile_rule;     /* 無駄合 rule (default true) */
   bool strict;          /* HIGENTEI, TEJUN_ZENGO and UKAI are flaws too (default false) */
   bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
   bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */
+  bool quick_after_fatal; /* once a 余詰 or 早詰 is proven, the questions whether the other alternatives
+                         * mate at a longer length get the first pass only: the verdict is the same,
+                         * fewer flaws may be listed (default false; the composer's judge sets it) */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
   FILE *trace;          /* when non-NULL, each question that costs 100,000 nodes or more is
                          * written here (pass, ply, move, answered or not, nodes, time) */
@@ -151,12 +173,19 @@ const CheckOptions *check_options(const Checker *c);
  * its budget (unknown, its questions unproven). The composer sets its own. */
 void check_set_deadline(Checker *c, uint64_t deadline_ms);
 uint64_t check_deadline(const Checker *c);
+/* The time budget of every later check (CheckOptions.time_ms), and
+ * quick_after_fatal; each returns the value it replaces. */
+uint64_t check_set_time(Checker *c, uint64_t time_ms);
+bool check_set_quick_after_fatal(Checker *c, bool on);
 
 /* The solver the checker uses (its table is shared with the checks). */
 Solver *check_solver(Checker *c);
 
 void check_report_init(CheckReport *r);
 void check_report_free(CheckReport *r);
+/* *d becomes a copy of *s with storage of its own (d initialised, its storage
+ * reused). TS_OK or TS_ERR_NOMEM (d unchanged). */
+int check_report_copy(CheckReport *d, const CheckReport *s);
 
 /*
  * Checks pos with the intended line line[0..n) (n == 0 or line == NULL: the

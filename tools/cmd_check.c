@@ -626,6 +626,37 @@ static void print_flaw(const CheckReport *r, const Position *before, Move prev, 
   printf("\n");
 }
 
+/* The open questions of a report, at most CHECK_OPEN_SHOWN of them: ply, move (KIF, USI), what is asked, nodes spent. */
+#define CHECK_OPEN_SHOWN 20
+static void print_open(const CheckItem *it) {
+  const CheckReport *r = &it->rep;
+  Position p = it->pos;
+  Move prev = MOVE_NONE;
+  int at = 1; /* p is the position before ply `at` */
+  for (int i = 0; i < r->nopen && i < CHECK_OPEN_SHOWN; i++) {
+    const CheckOpen *o = &r->open[i];
+    while (at < o->ply && at <= r->line_length) {
+      Undo u;
+      if (!pos_move_is_legal(&p, r->line[at - 1])) break;
+      pos_do_move(&p, r->line[at - 1], &u);
+      prev = r->line[at - 1];
+      at++;
+    }
+    char kif[64], mv[8], limit[48];
+    kif_text(&p, o->alt, prev, kif, sizeof kif);
+    usi_move_write(o->alt, mv);
+    if (o->limit)
+      snprintf(limit, sizeof limit, "%llu nodes a try", (unsigned long long)o->limit);
+    else
+      snprintf(limit, sizeof limit, "the rest of the budget");
+    printf("    ply %d %s (%s): %s; %llu nodes spent, last %s\n", o->ply, kif, mv,
+           o->ply % 2 ? (o->longer ? "does it mate at any length?" : "does it mate within the line's length?")
+                      : "how long does the attacker need after it?",
+           (unsigned long long)o->nodes, limit);
+  }
+  if (r->nopen > CHECK_OPEN_SHOWN) printf("    ... and %d more (--json lists them all)\n", r->nopen - CHECK_OPEN_SHOWN);
+}
+
 static void print_text(const CheckItem *it) {
   /* the name and the message hold text from outside (file names, file contents) */
   char safe[2048];
@@ -691,10 +722,15 @@ static void print_text(const CheckItem *it) {
     printf("mate length %d%s (solver)\n", r->length, r->length_exact ? "" : " at most");
   else
     printf("mate length: none found\n");
-  if (r->unproven)
+  if (r->unproven && r->nopen) {
+    printf("unfinished: %d question%s left open by the budget:\n", r->unproven, r->unproven == 1 ? "" : "s");
+    print_open(it);
+  } else if (r->unproven && unknown_no_line(r)) {
+    printf("unfinished: no mating line found within the budget (no question about a line was asked)\n");
+  } else if (r->unproven) {
     printf("unfinished: %d question%s stopped by the budget (first at ply %d)\n", r->unproven,
            r->unproven == 1 ? "" : "s", r->unproven_ply);
-  else if (r->verdict == CHECK_UNKNOWN)
+  } else if (r->verdict == CHECK_UNKNOWN)
     printf("unfinished: %s\n", unknown_no_line(r)
                                    ? "no mating line found within the budget (no question about a line was asked)"
                                    : "a question was stopped by the budget");

@@ -98,6 +98,18 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
   fprintf(f, "],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu",
           r->flaws_dropped, r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
   if (r->verdict == CHECK_UNKNOWN) fprintf(f, ",\"reason\":\"%s\"", unknown_no_line(r) ? "no-line" : "unproven");
+  if (r->nopen) {
+    fputs(",\"open\":[", f);
+    for (int i = 0; i < r->nopen; i++) {
+      const CheckOpen *o = &r->open[i];
+      fprintf(f, "%s{\"ply\":%d,\"side\":\"%s\",\"alt\":", i ? "," : "", o->ply, o->ply % 2 ? "attacker" : "defender");
+      json_move(f, o->alt);
+      fprintf(f, ",\"question\":\"%s\",\"nodes\":%llu,\"limit\":%llu}",
+              o->ply % 2 ? (o->longer ? "any-length" : "within-line") : "defence", (unsigned long long)o->nodes,
+              (unsigned long long)o->limit);
+    }
+    putc(']', f);
+  }
   if (r->first_flaw_nodes)
     fprintf(f, ",\"first_flaw_nodes\":%llu,\"first_flaw_ms\":%llu", (unsigned long long)r->first_flaw_nodes,
             (unsigned long long)r->first_flaw_ms);
