@@ -5,7 +5,14 @@
  * the commands print (tools/json.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +35,7 @@
 
 #define JSON_TYPE "application/json; charset=utf-8"
 #define QUERY_LIMIT_MAX 10000u /* works in one answer of /api/query and /api/export.kif */
+#define QUERY_BOOK_MAX 2000u   /* works in one book of /api/export.tar */
 
 /* ------------------------------------------------------------------ requests */
 
@@ -496,14 +504,12 @@ static bool ends_in_mate(const Position *pos, const Move *line, int n) {
 }
 
 /* The KIF bytes (UTF-8) of pos with line. */
-static int kif_bytes(const Position *pos, const Move *line, int n, const char *title, char **bytes, size_t *len,
-                     TsError *err) {
+static int kif_bytes(const Position *pos, const Move *line, int n, char **bytes, size_t *len, TsError *err) {
   KifRecord rec;
   int rc = kif_record_init(&rec, pos);
   if (rc) return ts_error_set(err, rc, "kif", 0, 0, "out of memory");
   char sfen[SFEN_MAX];
   sfen_write(pos, sfen, sizeof sfen);
-  if (title) kif_header_add(&rec, "作品名", title);
   kif_header_add(&rec, "SFEN", sfen);
   rc = n > 0 ? kif_line_add(&rec, rec.root, line, n, ends_in_mate(pos, line, n) ? KIF_SPECIAL_MATE : KIF_SPECIAL_NONE,
                             NULL)
@@ -518,7 +524,7 @@ static enum MHD_Result reply_kif(struct MHD_Connection *c, const ApiRequest *q) 
   char *bytes = NULL;
   size_t len = 0;
   TsError err;
-  if (kif_bytes(&q->pos, q->line.moves, q->line.n, NULL, &bytes, &len, &err)) return serve_ts_error(c, &err);
+  if (kif_bytes(&q->pos, q->line.moves, q->line.n, &bytes, &len, &err)) return serve_ts_error(c, &err);
   return serve_reply_owned(c, 200, "text/plain; charset=utf-8", bytes, len);
 }
 
@@ -560,7 +566,6 @@ static enum MHD_Result reply_parse(struct MHD_Connection *c, const char *body, s
 typedef struct {
   uint32_t need;
   uint64_t limit, offset, seen, shown;
-  bool kif;
   FILE *f;
   int rc;
   TsError err;
@@ -579,29 +584,15 @@ static int query_record(const TsRecord *r, void *vctx) {
     q->rc = q->err.code;
     return 1;
   }
-  if (q->kif) {
-    char *bytes = NULL, title[64];
-    size_t len = 0;
-    snprintf(title, sizeof title, "%u手詰", r->length);
-    if (kif_bytes(&pos, line, n, title, &bytes, &len, &q->err)) {
-      q->rc = q->err.code;
-      return 1;
-    }
-    fwrite(bytes, 1, len, q->f);
-    fputs("\n", q->f);
-    free(bytes);
-  } else {
-    json_query_record(q->f, &pos, r, line, n);
-    putc('\n', q->f);
-  }
+  json_query_record(q->f, &pos, r, line, n);
+  putc('\n', q->f);
   return 0;
 }
 
-static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c, bool kif) {
+static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c) {
   if (!s->have_db) return serve_error(c, 404, "no database is open (tsume serve --db PATH)");
   QueryCtx q;
   memset(&q, 0, sizeof q);
-  q.kif = kif;
   q.limit = 100;
   const char *v;
   uint64_t moves = 0;
@@ -649,18 +640,145 @@ static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c, bool kif
     free(out);
     return serve_ts_error(c, &err);
   }
-  if (!kif) return serve_reply_owned(c, 200, "application/x-ndjson; charset=utf-8", out, n);
-  struct MHD_Response *r = MHD_create_response_from_buffer(n, out, MHD_RESPMEM_MUST_FREE);
-  if (!r) {
-    free(out);
-    return MHD_NO;
+  return serve_reply_owned(c, 200, "application/x-ndjson; charset=utf-8", out, n);
+}
+
+/* ------------------------------------------------------------------ export */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* Runs argv (argv[0] a path) with its output in log; its exit status, or -1 when it could not run. */
+static int run_child(char *const argv[], const char *log) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  pid_t pid;
+  extern char **environ;
+  int e = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (e) return -1;
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The last line of a child's log (its message), for an error answer. */
+static void last_line(const char *log, char *out, size_t n) {
+  out[0] = 0;
+  FILE *f = fopen(log, "r");
+  if (!f) return;
+  char line[1024];
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "tsume export: ", 14) == 0 || !out[0]) {
+      line[strcspn(line, "\n")] = 0;
+      snprintf(out, n, "%s", line);
+    }
+  fclose(f);
+}
+
+/*
+ * GET /api/export.kif and /api/export.tar: the works of the query written by
+ * `tsume export` itself (a child process of this binary: the same checker's
+ * confirmation, 変化 and files as the command), as one KIF file (UTF-8) or as
+ * the HTML book in a tar archive.
+ */
+static enum MHD_Result reply_export(Server *s, struct MHD_Connection *c, bool html) {
+  if (!s->have_db) return serve_error(c, 404, "no database is open (tsume serve --db PATH)");
+  const char *v;
+  char moves[16] = "", limit[24] = "100";
+  uint64_t n;
+  unsigned most = html ? QUERY_BOOK_MAX : QUERY_LIMIT_MAX;
+  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "moves")) && *v) {
+    if (!cli_parse_u64(v, &n) || n < 1 || n > 65535) return serve_error(c, 400, "moves needs a number from 1 to 65535");
+    snprintf(moves, sizeof moves, "%llu", (unsigned long long)n);
   }
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, "attachment; filename=\"works.kif\"");
+  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit")) && *v) {
+    if (!cli_parse_u64(v, &n) || n < 1 || n > most) return serve_error(c, 400, "limit needs a number from 1 to %u", most);
+    snprintf(limit, sizeof limit, "%llu", (unsigned long long)n);
+  }
+  bool complete = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "complete")) && *v && strcmp(v, "0");
+  bool minimal = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "minimal")) && *v && strcmp(v, "0");
+  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag")) && *v)
+    return serve_error(c, 400, "flag: an export selects by moves, complete, minimal and limit (the flags of each "
+                               "work are in its file)");
+  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset")) && *v && strcmp(v, "0"))
+    return serve_error(c, 400, "offset: an export starts from the first work of the selection");
+  pthread_mutex_lock(&s->mu);
+  bool full = s->running >= s->opt.max_jobs;
+  if (!full) s->running++;
+  pthread_mutex_unlock(&s->mu);
+  if (full)
+    return serve_error(c, 503, "busy: %d jobs are running (the most at once); try again when one ends", s->opt.max_jobs);
+  char dir[] = "/tmp/tsume-serve-XXXXXX", out[64], log[64], tarf[64], msg[1024] = "";
+  enum MHD_Result ret;
+  if (!mkdtemp(dir)) {
+    ret = serve_error(c, 500, "cannot make a temporary folder: %s", strerror(errno));
+    goto done;
+  }
+  snprintf(out, sizeof out, "%s/%s", dir, html ? "book" : "works.kifu");
+  snprintf(log, sizeof log, "%s/log", dir);
+  snprintf(tarf, sizeof tarf, "%s/book.tar", dir);
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (k <= 0) {
+    ret = serve_error(c, 500, "cannot find this program's file to run the export");
+    goto clean;
+  }
+  exe[k] = 0;
+  char *argv[16];
+  int a = 0;
+  argv[a++] = exe, argv[a++] = "export", argv[a++] = "--db", argv[a++] = s->db_path;
+  if (moves[0]) argv[a++] = "--moves", argv[a++] = moves;
+  if (complete) argv[a++] = "--complete";
+  if (minimal) argv[a++] = "--minimal";
+  argv[a++] = "--limit", argv[a++] = limit;
+  argv[a++] = html ? "--html" : "--kif-file", argv[a++] = out;
+  argv[a] = NULL;
+  int st = run_child(argv, log);
+  struct stat sb;
+  if (st < 0 || stat(out, &sb) != 0) { /* 1 with a file: some works not confirmed were left out */
+    last_line(log, msg, sizeof msg);
+    ret = serve_error(c, st == 1 ? 404 : 500, "%s", msg[0] ? msg : "the export wrote nothing");
+    goto clean;
+  }
+  if (html) {
+    char *targv[] = {"/bin/tar", "-C", dir, "-cf", tarf, "book", NULL};
+    if (run_child(targv, log) != 0) {
+      ret = serve_error(c, 500, "cannot make the archive of the book");
+      goto clean;
+    }
+  }
+  int fd = open(html ? tarf : out, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fstat(fd, &sb) != 0) {
+    if (fd >= 0) close(fd);
+    ret = serve_error(c, 500, "cannot read the export back");
+    goto clean;
+  }
+  struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)sb.st_size, fd); /* closes fd */
+  if (!r) {
+    close(fd);
+    ret = MHD_NO;
+    goto clean;
+  }
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, html ? "application/x-tar" : "text/plain; charset=utf-8");
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+                          html ? "attachment; filename=\"book.tar\"" : "attachment; filename=\"works.kifu\"");
   MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  enum MHD_Result ret = MHD_queue_response(c, 200, r);
+  ret = MHD_queue_response(c, 200, r);
   MHD_destroy_response(r);
+clean:
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* the open archive stays readable until sent */
+done:
+  pthread_mutex_lock(&s->mu);
+  s->running--;
+  pthread_cond_broadcast(&s->idle);
+  pthread_mutex_unlock(&s->mu);
   return ret;
 }
 
@@ -707,10 +825,12 @@ static enum MHD_Result reply_info(Server *s, struct MHD_Connection *c) {
 enum MHD_Result api_dispatch(Server *s, struct MHD_Connection *c, const char *method, const char *url,
                              const char *body, size_t len) {
   bool post = !strcmp(method, "POST");
-  if (!strcmp(url, "/api/info") || !strcmp(url, "/api/query") || !strcmp(url, "/api/export.kif")) {
+  if (!strcmp(url, "/api/info") || !strcmp(url, "/api/query") || !strcmp(url, "/api/export.kif") ||
+      !strcmp(url, "/api/export.tar")) {
     if (post) return serve_error(c, 405, "%s takes GET", url);
     if (!strcmp(url, "/api/info")) return reply_info(s, c);
-    return reply_query(s, c, !strcmp(url, "/api/export.kif"));
+    if (!strcmp(url, "/api/query")) return reply_query(s, c);
+    return reply_export(s, c, !strcmp(url, "/api/export.tar"));
   }
   static const char *const POSTS[] = {"/api/parse", "/api/check", "/api/roles", "/api/compose",
                                       "/api/svg",   "/api/kif",   "/api/bod"};

@@ -155,8 +155,22 @@ check("query offset", lines(data) == [json.loads(l) for l in out.splitlines()][1
 st, _, data = request("GET", "/api/query?moves=5&flag=yozume&limit=3")
 check("query by flag", st == 200 and all("yozume" in o["flags"] for o in lines(data)) and len(lines(data)) == 3)
 st, h, data = request("GET", "/api/export.kif?moves=7&complete=1&limit=3")
-check("export.kif: three records, as a download", st == 200 and data.decode().count("手数----指手") == 3
+rc, _, _ = run("export", "--db", os.path.join(W, "g.mdb"), "--moves", "7", "--complete", "--limit", "3",
+               "--kif-file", os.path.join(W, "e.kifu"))
+with open(os.path.join(W, "e.kifu"), encoding="utf-8") as f:
+    exported = f.read()
+check("export.kif = tsume export --kif-file (three records with 変化), as a download",
+      st == 200 and data.decode() == exported and exported.count("手数----指手") == 3
       and "attachment" in h.get("Content-Disposition", ""), h)
+st, h, data = request("GET", "/api/export.tar?moves=7&complete=1&limit=4")
+import io
+import tarfile
+names = tarfile.open(fileobj=io.BytesIO(data)).getnames() if st == 200 else []
+check("export.tar: the HTML book of four works", st == 200 and "book/index.html" in names and len(
+    [n for n in names if n.startswith("book/w/") and n.endswith(".html")]) == 4, (st, names[:5]))
+st, _, data = request("GET", "/api/export.kif?moves=99")
+check("export of nothing: 404 with export's message", st == 404 and "exported 0" in json.loads(data)["error"], data)
+check("no temporary folder left", not [d for d in os.listdir("/tmp") if d.startswith("tsume-serve-")])
 
 # ---------------------------------------------------------------- compose: stream, stop, disconnect
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -269,6 +283,8 @@ error_case("POST on a GET API", "POST", "/api/info", b"", 405)
 error_case("query: bad moves", "GET", "/api/query?moves=x", None, 400, contains="moves")
 error_case("query: unknown flag", "GET", "/api/query?flag=nosuch", None, 400, contains="nosuch")
 error_case("query: limit 0", "GET", "/api/query?limit=0", None, 400, contains="limit")
+error_case("export: a flag", "GET", "/api/export.kif?flag=yozume", None, 400, contains="flag")
+error_case("export.tar: limit over 2000", "GET", "/api/export.tar?limit=2001", None, 400, contains="limit")
 error_case("stop: no such job", "POST", "/api/jobs/0123456789abcdef0123456789abcdef/stop", b"", 404)
 error_case("a method not served", "DELETE", "/api/check", None, 405)
 
