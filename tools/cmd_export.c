@@ -71,6 +71,7 @@ typedef struct {
   uint32_t need;
   uint64_t limit, written, seen, unconfirmed;
   char material[64];
+  const Material *mat; /* the database's, for dbutil_record_decode (NULL: unknown) */
   OutFile out; /* --kif-file, --sfen */
   Solver *solver; /* the checker's */
   Checker *checker;
@@ -130,7 +131,7 @@ static int export_one(const TsRecord *r, void *vctx) {
   Position pos;
   static Move line[TSDB_LINE_MAX];
   int n;
-  if (dbutil_record_decode(r, &pos, line, &n, &x->err)) return x->rc = x->err.code;
+  if (dbutil_record_decode(r, x->mat, &pos, line, &n, &x->err)) return x->rc = x->err.code;
   /* every exported problem is checked: one definition of a complete work */
   CheckReport *cr = &x->report;
   bool stored_complete = (r->flags & TSDB_F_COMPLETE) != 0;
@@ -336,6 +337,8 @@ static int export_main(int argc, char **argv) {
   }
   TsDbMeta meta;
   if (tsdb_meta_get(db, &meta, &err) == TS_OK) snprintf(x.material, sizeof x.material, "%s", meta.material);
+  Material mat;
+  if (dbutil_material_load(db, &mat)) x.mat = &mat;
   /* --kif: the folder is built beside the target and replaces it whole at the end */
   char *stage = NULL;
   if (x.kif_dir && !(stage = outfile_dir_stage(x.kif_dir, &err))) {
