@@ -64,8 +64,8 @@ static bool prev_checks_mover(const Position *pos, const UnMove *u) {
  * The predecessor must be legal and m legal in it. By construction the piece
  * obeys its movement, the path is empty and a piece left unpromoted is not dead
  * on `to` (pos is legal). What remains: the side not to move in the predecessor
- * (the opponent of the mover) is not in check there, an uncaptured pawn makes
- * no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
+ * (the opponent of the mover) is not in check there, an uncaptured pawn or an
+ * un-promoted tokin makes no 二歩, and a pawn drop does not mate (打ち歩詰め). pos itself is legal, so
  * the mover's king is not in check after m.
  */
 static bool prev_ok(const Position *pos, const UnMove *u, Position *prev, bool checked) {
@@ -76,6 +76,11 @@ static bool prev_ok(const Position *pos, const UnMove *u, Position *prev, bool c
   Move m = u->move;
   if (u->captured && piece_type(u->captured) == PAWN) {
     Bitboard pawns = pos_pieces(prev, opp, PAWN) & BB_FILE[sq_file(move_to(m))];
+    if (bb_more_than_one(pawns)) return false;
+  }
+  if (!move_is_drop(m) && move_is_promote(m) && piece_type(prev->board[move_from(m)]) == PAWN) {
+    /* an un-promoted tokin is a pawn again: with another pawn of the mover on its file, 二歩 */
+    Bitboard pawns = pos_pieces(prev, color_flip(opp), PAWN) & BB_FILE[sq_file(move_from(m))];
     if (bb_more_than_one(pawns)) return false;
   }
   if (move_is_drop(m) && move_drop_type(m) == PAWN) {

@@ -419,6 +419,9 @@ static void layer_record(LayerWorker *w, const XRecord *rec) {
     if (um->captured && piece_type(um->captured) == PAWN && f == um->captured) bad |= BB_FILE[sq_file(move_to(m))];
     if (move_is_drop(m) && move_drop_type(m) == PAWN && f == piece_make(mover, PAWN))
       bad |= BB_FILE[sq_file(move_to(m))];
+    /* an un-promoted tokin is a pawn again: f, a pawn of the mover, not on its file (二歩) */
+    if (!move_is_drop(m) && move_is_promote(m) && piece_type(p->board[move_from(m)]) == PAWN && f == piece_make(mover, PAWN))
+      bad |= BB_FILE[sq_file(move_from(m))];
     Bitboard todo = set & ~bad;
     if (!todo) continue;
     KeyBase kb;

@@ -25,8 +25,13 @@ static const char DBCHECK_HELP[] =
     "transaction ids, last page against the file size, root pages), every page's own number,\n"
     "kind, node offsets and sizes, key order, the tree counts, every page in a tree or free\n"
     "exactly once, each record's framing (tag, length, zstd frame, moves) and by_len against\n"
-    "prob. LMDB keeps no checksums: a change that leaves every structure valid (a flag bit,\n"
-    "a move that is still a move) is not seen here; `tsume verify` re-solves complete works.\n"
+    "prob. Then, in a file whose structure is sound, every record's content: its key decodes\n"
+    "and is the canonical form (of a position and its mirror, the smaller code) of a legal\n"
+    "problem (attacker to move, no attacker king) of the database's material (each piece of\n"
+    "the material on the board or in the attacker's hand, every other one in the defender's\n"
+    "hand; a database of compose --db holds any material), and each stored move is legal.\n"
+    "LMDB keeps no checksums: a change that leaves all of this valid (a flag bit, a move\n"
+    "that is still a move) is not seen here; `tsume verify` re-solves complete works.\n"
     "  --max N   print at most N findings (default 100; the summary counts all)\n"
     "A sound file whose enumeration is not finished (in progress or interrupted) is\n"
     "named so in the summary and in a warning on stderr, as every reader does.\n"
@@ -34,8 +39,23 @@ static const char DBCHECK_HELP[] =
 
 typedef struct {
   const char *path;
-  unsigned long long max, shown;
+  unsigned long long max, shown, bad_records;
+  const Material *mat;
 } CheckCtx;
+
+/* One record's content: its key decodes to a problem of the database's material, in
+ * canonical form, and its stored line is legal (dbutil_record_decode). */
+static int on_record(const TsRecord *r, void *vctx) {
+  CheckCtx *c = vctx;
+  Position pos;
+  static Move line[TSDB_LINE_MAX];
+  int n;
+  TsError err;
+  if (!dbutil_record_decode(r, c->mat, &pos, line, &n, &err)) return 0;
+  c->bad_records++;
+  if (c->shown++ < c->max) printf("%s: (prob): %s: %s\n", c->path, err.where, err.msg);
+  return 0;
+}
 
 static int on_damage(const TsDbDamage *d, void *vctx) {
   CheckCtx *c = vctx;
@@ -93,7 +113,13 @@ int cmd_dbcheck(int argc, char **argv) {
   if (!st.damages) {
     TsDb *db = NULL;
     if (dbutil_open_reader("db-check", c.path, &db, &finished)) return 3;
+    /* the records' content: a changed byte can leave every structure valid */
+    Material mat; /* a database of compose --db ("compose") has none: its records are any problem */
+    c.mat = dbutil_material_load(db, &mat) ? &mat : NULL;
+    rc = tsdb_foreach(db, -1, on_record, &c, &err);
     tsdb_close(db);
+    if (rc && rc != 1) return cli_fail("db-check", &err);
+    st.damages += c.bad_records;
   }
   printf("%s: %s%s: %llu finding(s); %llu bytes, page size %u, pages 0..%llu (%llu in trees, %llu free), "
          "%llu records, %llu by_len entries\n",

@@ -35,12 +35,13 @@ static const char EXPORT_HELP[] =
     "                   The book is built in a hidden folder beside DIR and renamed to DIR\n"
     "                   at the end: an export that fails, is killed or finds nothing leaves\n"
     "                   DIR as it was. DIR/.tsume-book marks a book this program wrote\n"
-    "  --force          --html: replace a DIR that is not empty and not such a book (its\n"
-    "                   files are removed); --kif: write into a DIR that is not empty and\n"
-    "                   holds no .tsume-kif (files of the same name are replaced). Without\n"
-    "                   it such a DIR is refused (exit status 2) and nothing is written.\n"
-    "                   An existing book (--html) or KIF folder of this program (--kif,\n"
-    "                   marked by DIR/.tsume-kif) is replaced without --force\n"
+    "  --force          --html, --kif: replace a DIR that is not empty and was not\n"
+    "                   written by this program (its files are removed). Without it such\n"
+    "                   a DIR is refused (exit status 2) and nothing is written. An\n"
+    "                   existing book (--html) or KIF folder of this program (--kif,\n"
+    "                   marked by DIR/.tsume-kif) is replaced whole without --force: the\n"
+    "                   new folder is built beside it and takes its place at the end, so\n"
+    "                   no file of the earlier export stays\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
     "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
@@ -49,7 +50,9 @@ static const char EXPORT_HELP[] =
     "Every problem is checked first by the flaw checker (`tsume check`): its line must\n"
     "be sound, a complete work must be complete by the checker and any other problem\n"
     "not, and its length confirmed; one that is not is reported and left out (exit\n"
-    "status 1). 完全性 is the checker's verdict with its tolerated キズ. Every file\n"
+    "status 1). 完全性 is the checker's verdict with its tolerated キズ. A problem\n"
+    "flagged unsettled (its enumeration was cut by --max-moves) is exported as `tsume\n"
+    "verify` treats it: its line must be sound, its verdict is the checker's. Every file\n"
     "written is read back with the KIF reader and replayed to mate.\n"
     "Every file is written under a temporary name beside it and renamed when complete:\n"
     "a failed or interrupted export leaves no cut file, and one that finds nothing to\n"
@@ -62,12 +65,15 @@ static const char EXPORT_HELP[] =
 #define EXPORT_KIF_MARKER_TEXT "tsume-kif 1"
 
 typedef struct {
-  const char *dir, *kif_file, *sfen_file, *html_dir;
+  const char *dir;     /* --kif: the staging folder written into */
+  const char *kif_dir; /* --kif: the folder it becomes */
+  const char *kif_file, *sfen_file, *html_dir;
   Book *book;
   bool utf8, variations;
   uint32_t need;
-  uint64_t limit, written, seen, unconfirmed;
+  uint64_t limit, written, seen, unconfirmed, unsettled;
   char material[64];
+  const Material *mat; /* the database's, for dbutil_record_decode (NULL: unknown) */
   OutFile out; /* --kif-file, --sfen */
   Solver *solver; /* the checker's */
   Checker *checker;
@@ -127,12 +133,15 @@ static int export_one(const TsRecord *r, void *vctx) {
   Position pos;
   static Move line[TSDB_LINE_MAX];
   int n;
-  if (dbutil_record_decode(r, &pos, line, &n, &x->err)) return x->rc = x->err.code;
+  if (dbutil_record_decode(r, x->mat, &pos, line, &n, &x->err)) return x->rc = x->err.code;
   /* every exported problem is checked: one definition of a complete work */
   CheckReport *cr = &x->report;
   bool stored_complete = (r->flags & TSDB_F_COMPLETE) != 0;
+  /* an enumeration cut by --max-moves could not settle the record: the checker's verdict is the answer,
+   * as in verify, and only a line that is not sound is refused */
+  bool unsettled = (r->flags & TSDB_F_UNSETTLED) != 0;
   if (check_problem(x->checker, &pos, line, n, cr) != TS_OK || cr->verdict == CHECK_BAD_LINE ||
-      cr->verdict == CHECK_UNKNOWN || (cr->verdict == CHECK_COMPLETE) != stored_complete ||
+      cr->verdict == CHECK_UNKNOWN || (!unsettled && (cr->verdict == CHECK_COMPLETE) != stored_complete) ||
       (stored_complete && (int)r->length != n)) {
     char sf[SFEN_MAX];
     sfen_write(&pos, sf, sizeof sf);
@@ -142,6 +151,7 @@ static int export_one(const TsRecord *r, void *vctx) {
     x->unconfirmed++;
     return 0;
   }
+  if (unsettled) x->unsettled++;
   char id[96], name[160], num[16], sfen[SFEN_MAX], flags[256];
   snprintf(id, sizeof id, "%s-%02u-%06llu", x->material, r->length, (unsigned long long)x->seen);
   sfen_write(&pos, sfen, sizeof sfen);
@@ -196,7 +206,7 @@ static int export_one(const TsRecord *r, void *vctx) {
   }
   char path[4096];
   if (x->dir)
-    snprintf(path, sizeof path, "%s/%s.%s", x->dir, id, x->utf8 ? "kifu" : "kif");
+    snprintf(path, sizeof path, "%s/%s.%s", x->kif_dir, id, x->utf8 ? "kifu" : "kif");
   else
     snprintf(path, sizeof path, "%s", x->kif_file);
   rc = read_back(bytes, len, path, r->length, &x->err);
@@ -214,7 +224,9 @@ static int export_one(const TsRecord *r, void *vctx) {
     return 0;
   }
   if (x->dir) {
-    rc = outfile_write_all(path, bytes, len, &x->err);
+    char staged[4096];
+    snprintf(staged, sizeof staged, "%s/%s.%s", x->dir, id, x->utf8 ? "kifu" : "kif");
+    rc = outfile_write_all(staged, bytes, len, &x->err);
   } else {
     errno = 0;
     if (fwrite(bytes, 1, len, x->out.f) != len || fputs(x->utf8 ? "\n" : "\r\n", x->out.f) < 0 || ferror(x->out.f))
@@ -260,7 +272,7 @@ static int target_dir_allowed(const char *dir, bool html, bool force) {
                          "%s is not empty and is not %s written by tsume export (no %s/%s); nothing written: give "
                          "another folder, or --force to %s",
                          dir, html ? "a book" : "a KIF folder", dir, html ? BOOK_MARKER : EXPORT_KIF_MARKER,
-                         html ? "replace it (its files are removed)" : "write into it (files of the same name are replaced)");
+                         "replace it (its files are removed)");
 }
 
 static int export_main(int argc, char **argv) {
@@ -295,7 +307,7 @@ static int export_main(int argc, char **argv) {
       break;
     case 'c': x.need |= TSDB_F_COMPLETE; break;
     case 'M': x.need |= TSDB_F_MINIMAL; break;
-    case 'k': x.dir = optarg; break;
+    case 'k': x.kif_dir = optarg; break;
     case 'K': x.kif_file = optarg; break;
     case 's': x.sfen_file = optarg; break;
     case 'u': x.utf8 = true; break;
@@ -308,11 +320,11 @@ static int export_main(int argc, char **argv) {
   }
   if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("export", "missing --db PATH");
-  if (!!x.dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
+  if (!!x.kif_dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
     return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F, --html DIR");
   if (x.html_dir) x.utf8 = true; /* the book's pages are UTF-8 */
-  if (x.dir || x.html_dir) {
-    int st = target_dir_allowed(x.dir ? x.dir : x.html_dir, x.html_dir != NULL, force);
+  if (x.kif_dir || x.html_dir) {
+    int st = target_dir_allowed(x.kif_dir ? x.kif_dir : x.html_dir, x.html_dir != NULL, force);
     if (st) return st;
   }
   if (x.kif_file) {
@@ -331,12 +343,15 @@ static int export_main(int argc, char **argv) {
   }
   TsDbMeta meta;
   if (tsdb_meta_get(db, &meta, &err) == TS_OK) snprintf(x.material, sizeof x.material, "%s", meta.material);
-  bool made_dir = x.dir && mkdir(x.dir, 0777) == 0;
-  if (x.dir && !made_dir && errno != EEXIST) {
+  Material mat;
+  if (dbutil_material_load(db, &mat)) x.mat = &mat;
+  /* --kif: the folder is built beside the target and replaces it whole at the end */
+  char *stage = NULL;
+  if (x.kif_dir && !(stage = outfile_dir_stage(x.kif_dir, &err))) {
     tsdb_close(db);
-    ts_error_set(&err, TS_ERR_IO, x.dir, 0, 0, "cannot create directory: %s", strerror(errno));
     return cli_fail("export", &err);
   }
+  x.dir = stage;
   if (x.html_dir) {
     char title[160], sel[160], len[32] = "";
     snprintf(title, sizeof title, "%s図式", x.material);
@@ -367,6 +382,8 @@ static int export_main(int argc, char **argv) {
   if (!x.solver) {
     tsdb_close(db);
     if (x.book) book_abort(x.book);
+    if (stage) outfile_dir_remove(stage);
+    free(stage);
     outfile_abort(&x.out);
     fprintf(stderr, "tsume export: out of memory\n");
     return 3;
@@ -398,11 +415,22 @@ static int export_main(int argc, char **argv) {
     outfile_abort(&x.out);
   else if (outp && outfile_commit(&x.out, &x.err))
     return cli_fail("export", &x.err);
-  if (made_dir && !x.written) rmdir(x.dir);
+  if (stage) {
+    if (failed || !x.written || x.rc)
+      outfile_dir_remove(stage);
+    else if (outfile_dir_publish(stage, x.kif_dir, &x.err))
+      x.rc = TS_ERR_IO;
+    free(stage);
+  }
   if (x.rc) return cli_fail("export", &x.err);
   if (rc && rc != 1) return cli_fail("export", &err);
   fprintf(stderr, "exported %llu problem(s), each confirmed by the flaw checker; %llu not confirmed (not written)\n",
           (unsigned long long)x.written, (unsigned long long)x.unconfirmed);
+  if (x.unsettled)
+    fprintf(stderr,
+            "%llu of them flagged unsettled (the enumeration was cut by --max-moves): their line checked, their "
+            "完全性 the checker's verdict, not compared with the stored flags\n",
+            (unsigned long long)x.unsettled);
   return x.written && !x.unconfirmed ? 0 : 1;
 }
 

@@ -41,6 +41,7 @@ typedef struct {
   uint32_t need;
   uint64_t limit, shown;
   bool count_only, json, both;
+  const Material *mat; /* the database's, for dbutil_record_decode (NULL: unknown) */
   uint64_t total;
   uint64_t table[1024][1 + DB_FLAG_NAMES_MAX]; /* [length][0 = all, 1 + flag index] */
   int rc;
@@ -76,7 +77,7 @@ static int on_record(const TsRecord *r, void *vctx) {
   Position pos;
   static Move line[TSDB_LINE_MAX];
   int n;
-  if (dbutil_record_decode(r, &pos, line, &n, &q->err)) {
+  if (dbutil_record_decode(r, q->mat, &pos, line, &n, &q->err)) {
     q->rc = q->err.code;
     return 1;
   }
@@ -225,6 +226,8 @@ static int query_main(int argc, char **argv) {
   }
   bool finished;
   if ((rc = dbutil_open_reader("query", path, &db, &finished))) return rc;
+  Material mat;
+  if (dbutil_material_load(db, &mat)) q.mat = &mat;
   bool from_meta = false;
   if (q.count_only && (rc = count_from_meta(db, &q, have_moves ? (int)moves : -1, &from_meta, &err))) {
     tsdb_close(db);

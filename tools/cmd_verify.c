@@ -46,6 +46,7 @@ typedef struct {
   Checker *checker;
   CheckReport report;
   bool all;
+  const Material *mat; /* the database's, for dbutil_record_decode (NULL: unknown) */
   uint64_t bad, unproven, unsettled, alternatives, tolerated;
   TsError err;
   char *msg;  /* where the record's disagreement goes ("" when none) */
@@ -53,7 +54,7 @@ typedef struct {
 } VerifyCtx;
 
 #define VERIFY_WHAT 512
-#define VERIFY_MSG (SFEN_MAX + VERIFY_WHAT + 16)
+#define VERIFY_MSG (SFEN_MAX + VERIFY_WHAT + 256)
 #define VERIFY_BATCH 2048
 
 /* Records a disagreement of the record being checked. */
@@ -70,8 +71,9 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
   Position pos;
   Move *line = v->line;
   int n;
-  if (dbutil_record_decode(rec, &pos, line, &n, &v->err)) {
-    report(v, &pos, v->err.msg);
+  if (dbutil_record_decode(rec, v->mat, &pos, line, &n, &v->err)) {
+    snprintf(v->msg, VERIFY_MSG, "DAMAGED %s: %.*s\n", v->err.where, VERIFY_WHAT - 1, v->err.msg);
+    v->bad++;
     return;
   }
   CheckReport *r = &v->report;
@@ -380,6 +382,8 @@ static int verify_main(int argc, char **argv) {
     cli_message("verify", "nothing checked; give --partial to verify what %s holds", path);
     return 1;
   }
+  Material mat;
+  bool have_mat = dbutil_material_load(db, &mat);
   CheckOptions co;
   check_options_default(&co);
   co.hash_mb = 32;
@@ -394,6 +398,7 @@ static int verify_main(int argc, char **argv) {
     ok = (run.ctx[t].checker = check_create(&co)) != NULL;
     check_report_init(&run.ctx[t].report);
     run.ctx[t].all = all;
+    run.ctx[t].mat = have_mat ? &mat : NULL;
   }
   uint64_t t0 = cli_now_ms(), seen = 0;
   if (ok) {

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "encode.h"
+#include "sfen.h"
 #include "movegen.h"
 
 const DbFlagName DB_FLAG_NAMES[] = {
@@ -34,18 +35,82 @@ uint32_t dbutil_flag_parse(const char *name) {
   return 0;
 }
 
-int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err) {
-  int rc = pos_decode(rec->key, rec->key_len, pos, err);
-  if (rc) return ts_error_set(err, TS_ERR_DB, "<record>", 0, 0, "record key does not decode: %s", err ? err->msg : "");
-  Position p = *pos;
+void dbutil_key_hex(const TsRecord *rec, char *out, size_t n) {
+  size_t k = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < rec->key_len && k + 3 <= n; i++) k += (size_t)snprintf(out + k, n - k, "%02x", rec->key[i]);
+}
+
+bool dbutil_material_load(TsDb *db, Material *mat) {
+  TsDbMeta meta;
+  TsError err;
+  return tsdb_meta_get(db, &meta, &err) == TS_OK && material_parse(meta.material, mat, &err) == TS_OK;
+}
+
+/* "record KEY: " before a message about the record, in err. */
+static int record_error(TsError *err, const TsRecord *rec, const char *fmt, const char *detail) {
+  char hex[2 * TSDB_KEY_MAX + 1];
+  dbutil_key_hex(rec, hex, sizeof hex);
+  char where[2 * TSDB_KEY_MAX + 16];
+  snprintf(where, sizeof where, "record %s", hex);
+  return ts_error_set(err, TS_ERR_DB, where, 0, 0, fmt, detail);
+}
+
+int dbutil_position_check(const Position *pos, const Material *mat, const char *where, TsError *err) {
+  if (pos->side != BLACK) return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "the defender (gote) is to move");
+  if (pos->king[BLACK] != SQ_NONE) return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0, "the attacker has a king");
+  int rc = pos_validate_problem(pos, where, err);
+  if (rc) return rc;
+  if (!mat) return TS_OK;
+  int used[PT_NB] = {0};
+  Bitboard occ = pos_occupied(pos);
+  while (occ) used[pt_demote(piece_type(pos->board[bb_pop(&occ)]))]++;
+  static const char *NAME[HAND_PT_NB] = {"", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold"};
+  for (int t = PAWN; t <= GOLD; t++) {
+    int n = used[t] + hand_count(pos->hand[BLACK], (PieceType)t);
+    if (n < mat->min_count[t] || n > mat->count[t])
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0,
+                          "%d %s(s) on the board and in the attacker's hand, where the material %s has %d", n, NAME[t],
+                          mat->text, mat->count[t]);
+    int rest = PIECE_INVENTORY[t] - n;
+    if (hand_count(pos->hand[WHITE], (PieceType)t) != rest)
+      return ts_error_set(err, TS_ERR_ILLEGAL, where, 0, 0,
+                          "the defender holds %d %s(s), where the rest of the set is %d", hand_count(pos->hand[WHITE], (PieceType)t),
+                          NAME[t], rest);
+  }
+  return TS_OK;
+}
+
+int dbutil_record_decode(const TsRecord *rec, const Material *mat, Position *pos, Move *line, int *n, TsError *err) {
+  TsError e;
   *n = 0;
+  if (pos_decode(rec->key, rec->key_len, pos, &e)) {
+    pos_clear(pos);
+    return record_error(err, rec, "the key does not decode: %s", e.msg);
+  }
+  uint8_t canon[POS_CODE_MAX];
+  size_t cl = pos_canonical(pos, canon, NULL);
+  if (cl != rec->key_len || memcmp(canon, rec->key, cl))
+    return record_error(err, rec, "%s", "the key is not the canonical form of its position (nor its mirror's)");
+  char sf[SFEN_MAX];
+  sfen_write(pos, sf, sizeof sf);
+  if (dbutil_position_check(pos, mat, sf, &e)) {
+    char msg[sizeof e.msg + SFEN_MAX + 8];
+    snprintf(msg, sizeof msg, "%s: %s", sf, e.msg);
+    return record_error(err, rec, "not a problem of this database: %s", msg);
+  }
+  Position p = *pos;
   for (int i = 0; i < rec->line_len; i++) {
     MoveList l;
     movegen_legal(&p, &l);
     Move m = MOVE_NONE;
     for (int j = 0; j < l.size; j++)
       if (move_compact(l.moves[j]) == rec->line[i]) m = l.moves[j];
-    if (m == MOVE_NONE) return ts_error_set(err, TS_ERR_DB, "<record>", 0, 0, "stored move %d is not legal", i + 1);
+    if (m == MOVE_NONE) {
+      char msg[SFEN_MAX + 48];
+      snprintf(msg, sizeof msg, "%s: stored move %d is not legal", sf, i + 1);
+      return record_error(err, rec, "%s", msg);
+    }
     line[(*n)++] = m;
     Undo u;
     pos_do_move(&p, m, &u);

@@ -10,6 +10,7 @@
 
 #include "position.h"
 #include "check.h"
+#include "material.h"
 #include "tsdb.h"
 
 typedef struct {
@@ -31,8 +32,27 @@ uint32_t dbutil_flag_parse(const char *name);
  * per kind found (hayazume with yozume; a one-move problem's longer second mate
  * makes it "not complete" alone). What verify compares and compose --db stores. */
 uint32_t dbutil_report_flags(const CheckReport *r);
-/* Position of a record and its main line as full moves (each checked legal). */
-int dbutil_record_decode(const TsRecord *rec, Position *pos, Move *line, int *n, TsError *err);
+/*
+ * Position of a record and its main line as full moves. Checked: the key
+ * decodes and is the canonical form of its position, the position is a problem
+ * (attacker to move, no attacker king, pos_validate_problem) of the material
+ * mat (NULL: any; dbutil_position_check), every stored move is legal. On
+ * failure TS_ERR_DB naming the record by its key in hex ("record 00a1...")
+ * and what is wrong; *pos is then what decoded (cleared when nothing did).
+ */
+int dbutil_record_decode(const TsRecord *rec, const Material *mat, Position *pos, Move *line, int *n, TsError *err);
+/*
+ * Whether pos is a problem of material mat as `tsume enumerate` stores them:
+ * attacker (sente) to move, the defender's king alone on the board, legal
+ * (pos_validate_problem), each kind of mat on the board (either side) or in
+ * the attacker's hand within mat's count, every other piece in the defender's
+ * hand. mat NULL skips the material. TS_OK or TS_ERR_ILLEGAL saying what differs.
+ */
+int dbutil_position_check(const Position *pos, const Material *mat, const char *where, TsError *err);
+/* The material stored in db's meta into *mat; false when there is none that parses. */
+bool dbutil_material_load(TsDb *db, Material *mat);
+/* A record's key in hex (2 * key_len + 1 bytes fit). */
+void dbutil_key_hex(const TsRecord *rec, char *out, size_t n);
 /*
  * Meta entry written by `tsume enumerate`: the figures of seed 002's tests made
  * during generation, as UTF-8 text. Lines "name<TAB>value", then a header line

@@ -1,6 +1,9 @@
 /* outfile.c - write to a temporary beside the destination, rename when complete (outfile.h). */
+#define _GNU_SOURCE /* renameat2 */
 #include "outfile.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -115,5 +118,92 @@ int outfile_probe(const char *path, TsError *err) {
   int rc = outfile_open(&o, path, err);
   if (rc) return rc;
   outfile_abort(&o);
+  return TS_OK;
+}
+
+void outfile_dir_remove(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char sub[PATH_MAX];
+      if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub) outfile_dir_remove(sub);
+    }
+    closedir(d);
+  }
+  rmdir(path);
+}
+
+/* "PARENT/.NAME.tmpXXXXXX" beside dir (trailing slashes ignored), made by mkdtemp. */
+static char *dir_temp_make(const char *dir) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  size_t name = n;
+  while (name > 0 && dir[name - 1] != '/') name--;
+  size_t cap = n + 32;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  snprintf(t, cap, "%.*s.%.*s.tmpXXXXXX", (int)name, dir, (int)(n - name), dir + name);
+  if (!mkdtemp(t)) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+char *outfile_dir_stage(const char *dir, TsError *err) {
+  char *t = dir_temp_make(dir);
+  if (!t) {
+    ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot create a folder beside it: %s", strerror(errno));
+    return NULL;
+  }
+  /* mkdtemp makes it 0700: give it the mode a plain mkdir would */
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(t, 0777 & ~mask);
+  return t;
+}
+
+int outfile_dir_publish(const char *stage, const char *dir, TsError *err) {
+  struct stat st;
+  if (lstat(dir, &st) != 0) {
+    if (rename(stage, dir) == 0) return TS_OK;
+    int e = errno;
+    outfile_dir_remove(stage);
+    return ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot rename into place: %s", strerror(e));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    outfile_dir_remove(stage);
+    return ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot replace: %s", strerror(ENOTDIR));
+  }
+  if (renameat2(AT_FDCWD, stage, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+    outfile_dir_remove(stage); /* the old folder, now under the staging name */
+    return TS_OK;
+  }
+  char *old = dir_temp_make(dir);
+  int e = errno;
+  if (old) rmdir(old);
+  if (!old || rename(dir, old) != 0) {
+    if (old) e = errno;
+    free(old);
+    outfile_dir_remove(stage);
+    return ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot move the old folder aside: %s", strerror(e));
+  }
+  if (rename(stage, dir) != 0) {
+    e = errno;
+    rename(old, dir); /* if this fails too, the old folder stays under its temporary name */
+    free(old);
+    outfile_dir_remove(stage);
+    return ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot rename into place: %s", strerror(e));
+  }
+  outfile_dir_remove(old);
+  free(old);
   return TS_OK;
 }

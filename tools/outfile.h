@@ -53,4 +53,25 @@ int outfile_probe(const char *path, TsError *err);
 /* The whole of bytes[0..len) as the file path, through an OutFile. */
 int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *err);
 
+/*
+ * Output folders that appear whole or not at all, the same way: a folder is
+ * built as a staging folder beside DIR (".DIR.tmpXXXXXX") and becomes DIR
+ * only at outfile_dir_publish, which replaces an existing DIR whole (in one
+ * exchange where the system allows it, the old folder then removed). A
+ * failed or killed command leaves DIR as it was.
+ *
+ *   char *stage = outfile_dir_stage("works", &err);   // NULL: err says why
+ *   ... write stage/<name> ...
+ *   if (failed) outfile_dir_remove(stage);
+ *   else rc = outfile_dir_publish(stage, "works", &err);
+ *   free(stage);
+ */
+/* Makes the staging folder beside dir (mode 0777 less the umask); the caller frees it. */
+char *outfile_dir_stage(const char *dir, TsError *err);
+/* Renames stage to dir, replacing a dir that exists (which must be a folder).
+ * On failure stage is removed and dir left as it was. */
+int outfile_dir_publish(const char *stage, const char *dir, TsError *err);
+/* Removes path and everything under it (symbolic links are removed, not followed). */
+void outfile_dir_remove(const char *path);
+
 #endif

@@ -67,6 +67,20 @@ else
   bad "--html, empty selection over a book: changed"
 fi
 
+# ---- a KIF folder of an earlier export is replaced whole: no stale file stays ----
+"$T" export --db "$DB" --moves 7 --kif stale >/dev/null 2>&1
+first=$(ls stale | wc -l)
+"$T" export --db "$DB" --moves 7 --complete --kif stale >/dev/null 2>err
+st=$?
+now=$(ls stale | wc -l)
+dups=$(grep -ah '^SFEN' stale/*.kif | sort | uniq -d | wc -l)
+if [ "$st" = 0 ] && [ "$first" = 79 ] && [ "$now" = 30 ] && [ "$dups" = 0 ] && [ -f stale/.tsume-kif ] &&
+  [ "$(ls -A | grep -c '^\.stale')" = 0 ]; then
+  ok "--kif over its own folder of 79: now the 30 works only"
+else
+  bad "--kif over its own folder: exit $st, $first then $now files, $dups twice: $(head -c 200 err)"
+fi
+
 # ---- killed during the export ----
 for target in new-book mine-html; do
   "$T" export --db "$DB" --moves 3 --html "$target" >/dev/null 2>&1 &

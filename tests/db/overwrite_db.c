@@ -5,10 +5,14 @@
  *   overwrite_db FILE random SEED      4 pseudo-random bytes at a pseudo-random
  *                                      offset, both from SEED (xorshift64*)
  *   overwrite_db FILE at OFFSET HEX    the bytes HEX (e.g. deadbeef) at OFFSET
+ *   overwrite_db FILE key SFEN         writes nothing: prints the file offset of
+ *                                      each copy of SFEN's canonical record key
+ *                                      (encode.h), one a line, then its length
  *
  * Prints "offset bytes" of what it wrote. Exit 0 when written, 2 on bad
  * usage, 3 when the file cannot be read or written.
  */
+#define _GNU_SOURCE /* memmem */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -17,6 +21,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "bitboard.h"
+#include "encode.h"
+#include "sfen.h"
 
 static uint64_t next(uint64_t *s) {
   *s ^= *s >> 12;
@@ -40,6 +48,21 @@ int main(int argc, char **argv) {
   }
   uint8_t bytes[64];
   size_t n = 0;
+  if (!strcmp(argv[2], "key") && argc == 4) {
+    core_init();
+    Position pos;
+    TsError err;
+    if (sfen_parse(argv[3], &pos, "<sfen>", &err)) return usage();
+    uint8_t key[POS_CODE_MAX];
+    size_t kl = pos_canonical(&pos, key, NULL);
+    uint8_t *file = malloc((size_t)st.st_size);
+    if (!file || pread(fd, file, (size_t)st.st_size, 0) != st.st_size) return 3;
+    for (const uint8_t *p = file; (p = memmem(p, (size_t)(file + st.st_size - p), key, kl)) != NULL; p++)
+      printf("%td\n", p - file);
+    printf("length %zu\n", kl);
+    free(file);
+    return 0;
+  }
   uint64_t off;
   if (!strcmp(argv[2], "random") && argc == 4) {
     uint64_t s = strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
