@@ -566,6 +566,7 @@ static enum MHD_Result reply_parse(struct MHD_Connection *c, const char *body, s
 typedef struct {
   uint32_t need;
   uint64_t limit, offset, seen, shown;
+  const Material *mat; /* the database's (NULL: unknown) */
   FILE *f;
   int rc;
   TsError err;
@@ -580,7 +581,7 @@ static int query_record(const TsRecord *r, void *vctx) {
   Position pos;
   static __thread Move line[TSDB_LINE_MAX];
   int n;
-  if (dbutil_record_decode(r, &pos, line, &n, &q->err)) {
+  if (dbutil_record_decode(r, q->mat, &pos, line, &n, &q->err)) {
     q->rc = q->err.code;
     return 1;
   }
@@ -629,7 +630,9 @@ static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c) {
   TsDb *db = NULL;
   TsError err;
   int rc = tsdb_open(s->db_path, TSDB_RDONLY, NULL, &db, &err);
+  Material mat;
   if (!rc) {
+    if (dbutil_material_load(db, &mat)) q.mat = &mat;
     rc = tsdb_foreach(db, length, query_record, &q, &err);
     if (rc == 1) rc = 0;
     if (!rc && q.rc) rc = q.rc, err = q.err;
