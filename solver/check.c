@@ -640,18 +640,20 @@ static const uint64_t PASS_NODES[] = {20000, 400000};
 /* Has the check a budget of its own (time, nodes, a deadline), past the per-question limits? */
 static bool has_budget(const Checker *c) { return c->opt.time_ms || c->opt.max_nodes; }
 
-/* The node limit of pass `pass` after the limit prev (0: no limit); false when there is no such pass. */
-static bool pass_limit(const Checker *c, size_t pass, uint64_t prev, uint64_t *lim) {
+/* The node limit of the pass after one at limit prev (first: the first pass;
+ * 0 as a limit: none, the rest of the budget); false when no pass follows. */
+static bool pass_limit(const Checker *c, bool first, uint64_t prev, uint64_t *lim) {
   uint64_t cn = c->opt.call_nodes;
-  if (pass < sizeof PASS_NODES / sizeof *PASS_NODES) {
-    *lim = cn && PASS_NODES[pass] > cn ? cn : PASS_NODES[pass];
-    return pass == 0 || *lim > prev;
+  if (!first && prev == 0) return false; /* a pass without a limit was the last */
+  for (size_t i = 0; i <= sizeof PASS_NODES / sizeof *PASS_NODES; i++) {
+    uint64_t l = i < sizeof PASS_NODES / sizeof *PASS_NODES ? PASS_NODES[i] : cn;
+    if (cn && l > cn) l = cn;
+    if (first || l == 0 || l > prev) {
+      *lim = l;
+      return true;
+    }
   }
-  if (pass == sizeof PASS_NODES / sizeof *PASS_NODES) { /* the call_nodes pass */
-    *lim = cn;
-    return cn == 0 || cn > prev;
-  }
-  if (!has_budget(c) || prev == 0) return false;
+  if (!has_budget(c)) return false;
   *lim = prev >= PASS_UNLIMITED / PASS_GROWTH ? 0 : prev * PASS_GROWTH;
   return true;
 }
@@ -683,7 +685,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
   int left = nq;
   bool stop = false;
   uint64_t lim = 0;
-  for (size_t pass = 0; left && !stop && pass_limit(c, pass, lim, &lim); pass++) {
+  for (size_t pass = 0; left && !stop && pass_limit(c, pass == 0, lim, &lim); pass++) {
     c->call_limit = lim;
     /* the searches of the 手順前後 / 迂回 and 駒余り questions grow with the passes too */
     c->rejoin_scale = pass < 2 ? 1 : pass < 12 ? 1 << (pass - 1) : 1 << 11;

@@ -1,0 +1,62 @@
+#!/bin/sh
+# How `tsume check` spends its budget: every flaw is looked for (not only the
+# first fatal one), the main line is searched with the whole time budget (no
+# silent per-search cap), and an unknown verdict names its open questions.
+# usage: budget_test.sh <tsume binary> <scratch directory>
+T="$1"
+W="$2/budget_test.tmp"
+rm -rf "$W"
+mkdir -p "$W"
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+expect() { # name expected actual
+  if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (expected '$2', got '$3')"; fi
+}
+fatal_plies() { # the plies of the fatal flaws of a check --json object
+  python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(" ".join(str(p) for p in sorted({f["ply"] for f in o["flaws"] if not f["tolerated"] and f["kind"] in ("yozume","hayazume")})))'
+}
+
+# tanuki-5-0008: a 15-ply 余詰 at ply 1 (4a4c+) beside the 余詰 at ply 3, which are found first
+TWO="5R2B/7gL/8k/9/6S1N/9/9/9/9 b rb3g3s3n3l18p 1"
+LINE="1a2b+ 1c1d 2b2c 1d1e G*2f"
+"$T" check --json --line "$LINE" "$TWO" >"$W/two.json"
+expect "two fatal flaws: exit 1" 1 $?
+expect "two fatal flaws: both plies reported at the default budget" "1 3" "$(fatal_plies <"$W/two.json")"
+expect "two fatal flaws: the one at ply 1 is the 15-ply 余詰 4a4c+" "4a4c+ 15" "$(python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(*[(f["alt"]+" "+str(f["alt_length"])) for f in o["flaws"] if f["ply"]==1 and not f["tolerated"]])' <"$W/two.json")"
+"$T" check --json --first-flaw --line "$LINE" "$TWO" >"$W/first.json"
+expect "--first-flaw: one fatal flaw only" 1 "$(python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(sum(1 for f in o["flaws"] if not f["tolerated"]))' <"$W/first.json")"
+
+# the main line needs more than --call-nodes nodes: found within --time-ms, not cut at the per-search limit
+HARD="6SRp/6P1B/6GGP/8k/9/8N/9/9/9 b rb2g3s3n4l15p 1" # tanuki-11-0031, 11 plies
+"$T" check --call-nodes 10 --time-ms 20000 "$HARD" >"$W/cap.txt"
+expect "a line beyond --call-nodes is found within --time-ms" "line: 11 plies (the solver's main line)" "$(grep '^line:' "$W/cap.txt")"
+expect "... and checked to the end" "verdict: flawed (不完全作), 2 flaws, 0 tolerated" "$(grep '^verdict:' "$W/cap.txt")"
+"$T" check --call-nodes 10 "$HARD" >"$W/cap0.txt"
+expect "without a budget the message names --call-nodes" 1 "$(grep -c 'node limit of one search (10, --call-nodes)' "$W/cap0.txt")"
+"$T" check --time-ms 300 "g1+P1k1+P+P+L/1p3P3/+R+p2pp1pl/1NNsg+p2+R/+b+nL+P1+p3/1P3ssP1/2P1+Ps2N/4+P1P1L/+B5G1g b - 1" >"$W/time.txt"
+expect "out of time: the message names the time" 1 "$(grep -c 'the time (.* ms) ran out before a mating line was found' "$W/time.txt")"
+
+# an unknown verdict lists its open questions (text and JSON), the count once
+"$T" check --nodes 2000 --line "$LINE" "$TWO" >"$W/open.txt"
+expect "unknown: exit 1" 1 $?
+expect "unknown: verdict" 1 "$(grep -c '^verdict: unknown' "$W/open.txt")"
+n=$(sed -n 's/^unfinished: \([0-9]*\) questions left open by the budget:$/\1/p' "$W/open.txt")
+[ -n "$n" ] && [ "$n" -gt 0 ] && ok "unknown: the open questions counted ($n)" || bad "unknown: no count of open questions"
+expect "unknown: the count is printed once" 0 "$(grep -c 'unproven (budget)' "$W/open.txt")"
+shown=$(grep -c '^    ply [0-9]* .* nodes spent' "$W/open.txt")
+[ "$shown" -gt 0 ] && ok "unknown: $shown open questions listed with ply, move and nodes" || bad "unknown: no open question listed"
+expect "unknown: the any-length question of 4a4c+ is named" 1 "$(grep -c '^    ply 1 .*(4a4c+): does it mate at any length' "$W/open.txt")"
+"$T" check --json --nodes 2000 --line "$LINE" "$TWO" | head -1 >"$W/open.json"
+expect "unknown JSON: open lists every unproven question" "ok" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+op=o["open"]
+good=len(op)==o["unproven"] and all(set(q)=={"ply","side","alt","question","nodes","limit"} for q in op)
+good=good and any(q["ply"]==1 and q["alt"]=="4a4c+" and q["question"]=="any-length" for q in op)
+print("ok" if good else o)' <"$W/open.json")"
+"$T" check --json --line "$LINE" "$TWO" | head -1 | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); sys.exit("open" in o)' \
+  && ok "a settled check has no open list" || bad "a settled check has an open list"
+
+[ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
+exit $fail
