@@ -2,10 +2,13 @@
  * cmd_serve.c - `tsume serve`: the desk, a local web page over the checker,
  * the roles, the composer and a database (serve/serve.h, docs/serve.md).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +36,31 @@ static const char SERVE_HELP[] =
     "are served; bodies are at most 1 MiB.\n"
     "Exit status: 0 after an interrupt, 2 bad usage, 3 cannot listen or open the database.\n";
 
-static void open_browser(const char *url) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", 1);
-    if (null >= 0) dup2(null, 1), dup2(null, 2);
-    execlp("xdg-open", "xdg-open", url, (char *)NULL);
-    _exit(127);
+static void *reap(void *arg) {
+  pid_t pid = (pid_t)(intptr_t)arg;
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
-  if (pid < 0) cli_message("serve", "--open: cannot start xdg-open; open %s in a browser", url);
+  return NULL;
+}
+
+/* Opens url with xdg-open (the desktop's browser); says so when it cannot. */
+static void open_browser(const char *url) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char *argv[] = {"xdg-open", (char *)url, NULL};
+  extern char **environ;
+  pid_t pid;
+  int e = posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (e) {
+    cli_message("serve", "--open: cannot run xdg-open (%s); open %s in a browser", strerror(e), url);
+    return;
+  }
+  pthread_t t;
+  if (pthread_create(&t, NULL, reap, (void *)(intptr_t)pid) == 0) pthread_detach(t);
 }
 
 int cmd_serve(int argc, char **argv) {
