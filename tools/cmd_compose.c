@@ -57,9 +57,13 @@ static const char COMPOSE_HELP[] =
     "  --keep-line \"USI\" 手順法: this line stays the line judged; the diagram changes around it\n"
     "  --out FILE        write the result as KIF to FILE (.kifu UTF-8, else Shift_JIS); it is\n"
     "                    rewritten (temporary file + rename) at every better work, so a killed\n"
-    "                    run leaves its best so far; without --out the KIF goes to stdout (UTF-8)\n"
-    "  --history FILE    every accepted step as a JSON line; a failed write stops the run\n"
-    "                    (its work is still written), exit status 3\n"
+    "                    run leaves its best so far; without --out, or with --out -, the KIF\n"
+    "                    goes to stdout (UTF-8)\n"
+    "  --history FILE    every accepted step as a JSON line (- : stdout); a failed write stops\n"
+    "                    the run (its work is still written), exit status 3\n"
+    "  --force           --out and --history may replace a file that exists (never the input\n"
+    "                    diagram: that is refused, exit status 2, as an existing file is\n"
+    "                    without --force)\n"
     "  --db PATH         also store the result (--from-mate: every work) as records of the\n"
     "                    problem database PATH (created when absent, material \"compose\"),\n"
     "                    with the checker's flags, for tsume query / export / verify\n"
@@ -304,7 +308,7 @@ static int outputs_probe(Shared *sh, bool history) {
     if (st) return st;
   }
   if (history && sh->history_path) {
-    sh->history = fopen(sh->history_path, "w");
+    sh->history = strcmp(sh->history_path, "-") ? fopen(sh->history_path, "w") : stdout;
     if (!sh->history) {
       cli_message("compose", "%s: %s", sh->history_path, strerror(errno));
       return 3;
@@ -487,6 +491,16 @@ static void *mate_main(void *arg) {
   return NULL;
 }
 
+/* --max-pieces below the input's own count could never be met: refused before the search (exit 2). */
+static int pieces_allowed(const Position *pos, Color attacker, int max_pieces, const char *what) {
+  int pieces = bb_popcount(pos_occupied(pos)) + hand_total(pos->hand[attacker]);
+  if (!max_pieces || pieces <= max_pieces) return 0;
+  return cli_usage_error("compose",
+                         "--max-pieces %d is below the %s's own %d pieces (on the board, kings included, and in the "
+                         "attacker's hand): give at least %d",
+                         max_pieces, what, pieces, pieces);
+}
+
 static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int max_pieces, uint64_t max_works) {
   MateJob *j = calloc(1, sizeof *j);
   if (!j) return 3;
@@ -610,7 +624,7 @@ int cmd_compose(int argc, char **argv) {
   check_options_default(&sh->ck);
   sh->ck.call_nodes = 300000;
   sh->threads = 1;
-  bool from_mate = false;
+  bool from_mate = false, force = false;
   int max_moves = 7;
   uint64_t max_works = 0;
   const char *keep_text = NULL;
@@ -627,7 +641,7 @@ int cmd_compose(int argc, char **argv) {
       {"from-mate", no_argument, NULL, 'f'},      {"max-moves", required_argument, NULL, 'm'},
       {"max-works", required_argument, NULL, 'w'}, {"restarts", required_argument, NULL, 'R'},
       {"keep-king", no_argument, NULL, 'K'},      {"db", required_argument, NULL, 'D'},
-      {NULL, 0, NULL, 0}};
+      {"force", no_argument, NULL, 'F'},          {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   static const CliRange RANGE[] = {
@@ -663,7 +677,8 @@ int cmd_compose(int argc, char **argv) {
       }
       break;
     case 'k': keep_text = optarg; break;
-    case 'o': sh->out_path = optarg; break;
+    case 'o': sh->out_path = strcmp(optarg, "-") ? optarg : NULL; break; /* "-": standard output */
+    case 'F': force = true; break;
     case 'H': sh->history_path = optarg; break;
     case 'D': sh->db_path = optarg; break;
     case 'n': sh->ck.call_nodes = v; break;
@@ -687,6 +702,14 @@ int cmd_compose(int argc, char **argv) {
   Position pos;
   TsError err;
   static SourceLine src;
+  /* an output file is never the input, nor a file that exists unless --force */
+  const char *inputs[2] = {i < argc ? argv[i] : NULL, sh->db_path};
+  const char *outs[2][2] = {{sh->out_path, "--out"}, {sh->history_path, "--history"}};
+  for (int k = 0; k < 2; k++)
+    if (outs[k][0] && outfile_target_check(outs[k][0], outs[k][1], force, inputs, 2, &err)) {
+      status = cli_usage_error("compose", "%s", err.msg);
+      goto out;
+    }
   if (from_mate) {
     int rc = cli_load_position(argc - i, argv + i, &used, &pos, &err);
     if (rc) {
@@ -697,6 +720,7 @@ int cmd_compose(int argc, char **argv) {
       status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
       goto out;
     }
+    if ((status = pieces_allowed(&pos, color_flip(pos.side), sh->co.max_pieces, "mate picture"))) goto out;
     if ((status = outputs_probe(sh, false))) goto out;
     status = run_from_mate(sh, &pos, max_moves, sh->co.max_pieces, max_works);
     goto out;
@@ -706,6 +730,9 @@ int cmd_compose(int argc, char **argv) {
     status = cli_fail("compose", &err);
     goto out;
   }
+  int count = cli_problem_count(argc - i, argv + i);
+  if (count > 1) cli_message("compose", "%s holds %d problems: composing from the first", argv[i], count);
+  if ((status = pieces_allowed(&pos, pos.side, sh->co.max_pieces, "diagram"))) goto out;
   if (i + used != argc) {
     status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
     goto out;
@@ -879,7 +906,7 @@ out:
   }
   if (sh->history) {
     bool bad = ferror(sh->history) != 0;
-    if ((fclose(sh->history) != 0 || bad) && !sh->history_failed) {
+    if (((sh->history == stdout ? fflush(sh->history) : fclose(sh->history)) != 0 || bad) && !sh->history_failed) {
       cli_message("compose", "%s: write failed", sh->history_path);
       if (status < 3) status = 3;
     } else if (sh->history_failed && status < 3) {

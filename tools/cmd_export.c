@@ -26,8 +26,10 @@ static const char EXPORT_HELP[] =
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
     "  --kif-file F     every problem in one file, records one after another (F ending in\n"
-    "                   .kifu is UTF-8, otherwise CP932)\n"
-    "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
+    "                   .kifu is UTF-8, otherwise CP932; - is stdout, in UTF-8)\n"
+    "  --sfen F         one line per problem: SFEN, length, flags, main line (USI), separated\n"
+    "                   by tabs (- is stdout). A file F that exists is refused (exit status\n"
+    "                   2) unless --force; the database itself always is\n"
     "  --html DIR       an HTML book that works offline: DIR/index.html lists the works (500 a\n"
     "                   page: diagram, length, flags, pieces; filter by length and flag; the\n"
     "                   length histogram), DIR/w/NNNN/<id>.html shows each work's 図面, its\n"
@@ -329,7 +331,15 @@ static int export_main(int argc, char **argv) {
   }
   if (x.kif_file) {
     size_t l = strlen(x.kif_file);
-    x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
+    x.utf8 = (l > 5 && !strcmp(x.kif_file + l - 5, ".kifu")) || !strcmp(x.kif_file, "-");
+  }
+  /* an output file is never the database, nor a file that exists unless --force; "-" is stdout */
+  if (x.kif_file || x.sfen_file) {
+    const char *inputs[1] = {path};
+    TsError terr;
+    if (outfile_target_check(x.kif_file ? x.kif_file : x.sfen_file, x.kif_file ? "--kif-file" : "--sfen", force,
+                             inputs, 1, &terr))
+      return cli_usage_error("export", "%s", terr.msg);
   }
   TsDb *db;
   TsError err;

@@ -156,10 +156,47 @@ static SourceType source_sniff(const char *text, size_t len) {
   return slashes == 8 && i < len && text[i] == ' ' ? SOURCE_SFEN : SOURCE_UNKNOWN;
 }
 
+/* The start of each record of a text [0, len): for KIF, a file of several records one after another,
+ * each beginning with its "#KIF" line (as `tsume export --kif-file` writes them) when there are two or
+ * more; for SFEN, each line that is neither blank nor a '#' comment. Fills starts[0..cap) and
+ * first_line[0..cap) (1-based) when not NULL; returns the number of records (1 for a KIF of one record). */
+static int source_records(SourceType type, const char *text, size_t len, size_t *starts, int *first_line, int cap) {
+  int n = 0, lineno = 0;
+  for (size_t i = 0; i < len;) {
+    size_t e = i;
+    while (e < len && text[e] != '\n' && text[e] != '\r') e++;
+    lineno++;
+    size_t b = i;
+    if (type == SOURCE_SFEN) while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    bool starts_one = type == SOURCE_SFEN ? b < e && text[b] != '#'
+                                          : e - i >= 4 && memcmp(text + i, "#KIF", 4) == 0;
+    if (starts_one) {
+      if (n < cap) {
+        if (starts) starts[n] = i;
+        if (first_line) first_line[n] = lineno;
+      }
+      n++;
+    }
+    if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n') e++;
+    i = e + 1;
+  }
+  if (type == SOURCE_KIF && n < 2) {
+    if (starts) starts[0] = 0;
+    if (first_line) first_line[0] = 1;
+    return 1;
+  }
+  return n;
+}
+
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err) {
+  return source_load_record(path, 0, pos, line, NULL, err);
+}
+
+int source_load_record(const char *path, int index, Position *pos, SourceLine *line, SourceRecord *info, TsError *err) {
   char *text = NULL;
   size_t len = 0;
   if (line) line->n = 0;
+  if (info) memset(info, 0, sizeof *info);
   int rc = source_read_file(path, &text, &len, err);
   if (rc) return rc;
   SourceType type = SOURCE_UNKNOWN;
@@ -181,19 +218,49 @@ int source_load_file(const char *path, Position *pos, SourceLine *line, TsError 
     sniffed = true;
   }
   int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
+  /* a file of several records: record `index` alone is read, its errors placed in the file */
+  size_t off = 0, end = len;
+  int line0 = 0, count = 1;
+  if (type == SOURCE_KIF || type == SOURCE_SFEN) {
+    count = source_records(type, text, len, NULL, NULL, 0);
+    if (count > 1) {
+      size_t *starts = malloc((size_t)count * sizeof *starts);
+      int *first = malloc((size_t)count * sizeof *first);
+      if (!starts || !first) {
+        free(starts);
+        free(first);
+        free(text);
+        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+      }
+      source_records(type, text, len, starts, first, count);
+      if (index >= 0 && index < count) {
+        off = starts[index];
+        end = index + 1 < count ? starts[index + 1] : len;
+        line0 = first[index] - 1;
+      }
+      free(starts);
+      free(first);
+    }
+  }
+  if (info) info->count = count, info->first_line = line0 + 1;
+  if (index < 0 || index >= count) {
+    free(text);
+    return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "no record %d: the file holds %d", index + 1, count);
+  }
   switch (type) {
-  case SOURCE_KIF: rc = load_kif_file(path, text, len, hint, pos, line, err); break;
+  case SOURCE_KIF: rc = load_kif_file(path, text + off, end - off, hint, pos, line, err); break;
   case SOURCE_CSA:
     rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
     break;
   case SOURCE_SFEN:
-    rc = sfen_text_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    rc = sfen_text_parse(text + off, end - off, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
     break;
   default:
     rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
                       "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
                       "not recognisably KIF, CSA or SFEN");
   }
+  if (rc && err && err->line && line0) err->line += line0;
   if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
     size_t k = strlen(err->msg);
     snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);

@@ -48,5 +48,65 @@ grep -q "116 of them flagged unsettled" err && ok "export names the unsettled wo
 [ "$(wc -l <g5.sfen)" = 193 ] && ! grep -q "does not confirm" err && ok "export: no unsettled work refused" ||
   ko "export unsettled" "$(wc -l <g5.sfen) lines"
 
+# ---- what the program writes, it reads: a KIF of several records, the export's SFEN lines ----
+"$T" export --db g.mdb --moves 7 --complete --kif-file m.kif >/dev/null 2>&1 || ko "export --kif-file" "failed"
+"$T" export --db g.mdb --moves 7 --complete --kif-file m.kifu >/dev/null 2>&1 || ko "export --kif-file .kifu" "failed"
+"$T" export --db g.mdb --moves 7 --complete --sfen e.sfen >/dev/null 2>&1 || ko "export --sfen" "failed"
+for f in m.kif m.kifu e.sfen; do
+  expect "check $f: every record a problem" 0 out "summary: 30 problems: 30 complete" check --quiet "$f"
+  expect "show $f: every problem" 0 out "problem 30 of 30" show "$f"
+  [ "$(grep -c '^sfen ' out)" = 30 ] && ok "show $f: 30 diagrams" || ko "show $f" "$(grep -c '^sfen ' out) diagrams"
+done
+expect "check e.sfen: each problem named by its line" 0 out "== e.sfen:30" check e.sfen
+expect "check m.kif: each record named by its first line" 0 out "== m.kif:1" check m.kif
+run show e.sfen
+grep -q "not used" err && ko "show e.sfen" "notes unused moves: $(head -n 1 err)" || ok "show e.sfen: no note about the lines"
+expect "roles e.sfen: each problem along its own line" 0 out "problem 30 of 30" roles e.sfen
+expect "roles --json m.kif: one object a problem" 0 out '"sfen"' roles --json m.kif
+[ "$(wc -l <out)" = 30 ] && ok "roles --json m.kif: 30 lines" || ko "roles --json m.kif" "$(wc -l <out) lines"
+expect "compose m.kif: says which problem it composes from" 0 err "holds 30 problems: composing from the first" \
+  compose --iterations 3 --seed 1 m.kif
+expect "show --svg m.kif: one diagram only" 2 err "holds 30 problems" show --svg m.kif
+# a damaged record is named by its file and line in the file
+awk 'NR == 20 { sub(/\t7\t/, "\tseven\t") } { print }' e.sfen >bad.sfen
+expect "check: a bad export line named by its line" 2 err "bad.sfen:20:47: after the SFEN" check bad.sfen
+grep -q "summary: 30 problems: 29 complete" out && ok "check: the other 29 are checked" || ko "check bad.sfen" "$(tail -n 3 out)"
+
+# ---- compose --max-pieces below the diagram's own count: refused at once ----
+IDEA="9/8k/8g/7GP/9/9/9/9/9 b 2r2b2g4s4n4l17p 1"
+t0=$(date +%s)
+expect "compose --max-pieces 2 on a 4-piece diagram: refused" 2 err "--max-pieces 2 is below the diagram's own 4 pieces" \
+  compose --max-pieces 2 --time-ms 30000 "$IDEA"
+[ $(($(date +%s) - t0)) -le 5 ] && ok "compose --max-pieces 2: at once" || ko "compose --max-pieces 2" "took $(($(date +%s) - t0)) s"
+expect "compose --from-mate --max-pieces 2 on a 4-piece picture: refused" 2 err "below the mate picture's own" \
+  compose --from-mate --max-moves 3 --max-pieces 2 "8k/8G/8P/9/9/9/9/9/9 w 2r2b3g4s4n4l17p 1"
+
+# ---- output files: never the input, never an existing file without --force, - is stdout ----
+printf '%s\n' "$IDEA" >idea.sfen
+cp idea.sfen idea.keep
+expect "compose --out onto its input: refused" 2 err "is the input" compose --iterations 2 --out idea.sfen --force idea.sfen
+cmp -s idea.sfen idea.keep && ok "compose --out onto its input: the input kept" || ko "compose --out input" "changed"
+echo mine >work.kifu
+expect "compose --out onto an existing file: refused" 2 err "exists: give another name, or --force" \
+  compose --iterations 2 --out work.kifu idea.sfen
+[ "$(cat work.kifu)" = mine ] && ok "compose --out: the file kept" || ko "compose --out existing" "replaced"
+expect "compose --out with --force: replaced" 1 err "tsume compose:" compose --iterations 2 --force --out work.kifu idea.sfen
+grep -q "^手数----" work.kifu && ok "compose --out --force: a KIF written" || ko "compose --out --force" "$(head -c 100 work.kifu)"
+echo mine >hist.jsonl
+expect "compose --history onto an existing file: refused" 2 err "--history hist.jsonl exists" \
+  compose --iterations 2 --history hist.jsonl idea.sfen
+expect "compose --out -: the KIF on stdout" 1 out "手数----" compose --iterations 2 --out - idea.sfen
+[ ! -e ./- ] && ok "compose --out -: no file named -" || ko "compose --out -" "a file named - was written"
+for opt in sfen kif-file; do
+  echo mine >"own.$opt"
+  expect "export --$opt onto an existing file: refused" 2 err "own.$opt exists" export --db g.mdb --moves 7 --complete --$opt "own.$opt"
+  [ "$(cat "own.$opt")" = mine ] && ok "export --$opt: the file kept" || ko "export --$opt existing" "replaced"
+  expect "export --$opt --force: replaced" 0 err "exported 30" export --db g.mdb --moves 7 --complete --$opt "own.$opt" --force
+  expect "export --$opt onto the database: refused" 2 err "is the input" export --db g.mdb --moves 7 --$opt g.mdb --force
+done
+expect "export --sfen -: on stdout" 0 out "complete" export --db g.mdb --moves 7 --complete --sfen -
+[ "$(wc -l <out)" = 30 ] && [ ! -e ./- ] && ok "export --sfen -: 30 lines, no file named -" || ko "export --sfen -" "$(wc -l <out) lines"
+expect "export --kif-file -: on stdout in UTF-8" 0 out "作品番号" export --db g.mdb --moves 7 --complete --kif-file -
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
