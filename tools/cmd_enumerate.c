@@ -718,6 +718,15 @@ static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *b
  * and rank 0 see (one machine, or a shared folder on a cluster). A failure on
  * any rank stops them all (exit 3).
  */
+/* Removes path and its LMDB lock file when yes (a file this run made and has no use for). */
+static void remove_made(const char *path, bool yes) {
+  if (!yes) return;
+  char lk[4096];
+  snprintf(lk, sizeof lk, "%s-lock", path);
+  unlink(path);
+  unlink(lk);
+}
+
 static int enumerate_mpi(const EnumOpts *opts) {
   int rank = 0, nranks = 1;
   if (retro_mpi_init(NULL, NULL, &rank, &nranks)) {
@@ -729,16 +738,30 @@ static int enumerate_mpi(const EnumOpts *opts) {
   int here = retro_mpi_machine_ranks();
   if (!mo.mem_given && here > 1) mo.mem_mb = mo.mem_mb / (uint64_t)here > 64 ? mo.mem_mb / (uint64_t)here : 64;
   const EnumOpts *o = &mo;
+  /* refused before a file is made: a refused run leaves nothing */
+  if (o->mat.count[ROOK] || o->mat.count[BISHOP] || o->mat.count[LANCE]) {
+    int st = 2;
+    if (rank == 0)
+      st = cli_usage_error("enumerate", "--mpi takes a material without ranging pieces (R, B, L); %s has one: run it "
+                                        "without --mpi",
+                           o->spec);
+    retro_mpi_finalize();
+    return st;
+  }
   char shard[4096];
   snprintf(shard, sizeof shard, "%s.shard-%d", o->path, rank);
   TsDbWriterLock *lock = NULL, *slock = NULL;
   TsDb *db = NULL, *sdb = NULL;
   int st = 0;
+  /* a database this run makes is removed again when the run fails before its table is kept */
+  bool db_made = rank == 0 && access(o->path, F_OK) != 0, table_kept = false;
   if (rank == 0) st = open_target(o, o->path, false, &lock, &db);
   if (!st) st = open_target(o, shard, true, &slock, &sdb);
   if (!retro_mpi_all_ok(st == 0)) {
     tsdb_close(sdb);
     tsdb_close(db);
+    remove_made(shard, true);
+    remove_made(o->path, db_made && st != 0 && db); /* not another writer's file */
     tsdb_writer_unlock(slock);
     tsdb_writer_unlock(lock);
     retro_mpi_finalize();
@@ -771,7 +794,7 @@ static int enumerate_mpi(const EnumOpts *opts) {
     if (lrc != TS_OK && lrc != TS_ERR_NOTFOUND)
       fprintf(stderr, "tsume enumerate: rank %d: %s: %s\n", rank, ckpt, cerr.msg);
     /* all or none: the shares are one table */
-    loaded = retro_mpi_all_ok(lrc == TS_OK);
+    loaded = table_kept = retro_mpi_all_ok(lrc == TS_OK);
     if (!loaded && lrc == TS_OK) retro_checkpoint_unload(r);
     if (rank == 0)
       fprintf(stderr, loaded ? "resuming: the table read from the %d ranks' checkpoints (%s, ...) in %.1f s\n"
@@ -787,6 +810,7 @@ static int enumerate_mpi(const EnumOpts *opts) {
     if (retro_checkpoint_save(r, ckpt, &cerr))
       fprintf(stderr, "tsume enumerate: rank %d: %s: %s; a resumed run will make the table again\n", rank, ckpt,
               cerr.msg);
+    table_kept = true;
   }
   rc = retro_gather_distributed(r, o->mpi_table, &err);
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
@@ -887,6 +911,8 @@ fail:
   retro_free(r);
   tsdb_close(sdb);
   tsdb_close(db);
+  remove_made(shard, true); /* made again by every run */
+  remove_made(o->path, db_made && !table_kept);
   tsdb_writer_unlock(slock);
   tsdb_writer_unlock(lock);
   retro_mpi_finalize();

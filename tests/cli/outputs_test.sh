@@ -108,5 +108,17 @@ expect "export --sfen -: on stdout" 0 out "complete" export --db g.mdb --moves 7
 [ "$(wc -l <out)" = 30 ] && [ ! -e ./- ] && ok "export --sfen -: 30 lines, no file named -" || ko "export --sfen -" "$(wc -l <out) lines"
 expect "export --kif-file -: on stdout in UTF-8" 0 out "作品番号" export --db g.mdb --moves 7 --complete --kif-file -
 
+# ---- a refused run leaves nothing: enumerate --mpi of a material with a ranging piece ----
+if command -v mpirun >/dev/null 2>&1; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  timeout 120 mpirun --oversubscribe -np 2 "$T" enumerate --mpi --pieces R1 --db r.mdb >out 2>err
+else
+  timeout 120 "$T" enumerate --mpi --pieces R1 --db r.mdb >out 2>err # built without MPI: refused the same way
+fi
+st=$?
+[ "$st" = 2 ] && ok "enumerate --mpi R1: refused (exit 2)" || ko "enumerate --mpi R1" "exit $st: $(grep tsume err | head -n 1)"
+[ -z "$(ls | grep '^r\.mdb')" ] && ok "enumerate --mpi R1 refused: no file left" || ko "enumerate --mpi R1" "left $(ls | grep '^r\.mdb' | tr '\n' ' ')"
+expect "enumerate R1 after the refused run: not 'already exists'" 0 out "problems stored in r.mdb" enumerate --pieces R1 --db r.mdb
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
