@@ -270,6 +270,12 @@ static int kif_start(KifParser *ps, int line) {
     if (ps->rows != 9)
       return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, ps->last_bod_line, 1,
                           "the diagram has %d board rows, not 9", ps->rows);
+    /* a tsume diagram without the defender's 持駒 line: the defender holds the rest (残り全部), said in hand_assumed */
+    Color defender = color_flip(ps->side);
+    if (!ps->hand_seen[defender] && ps->remaining < 0) {
+      ps->remaining = defender;
+      ps->rec->hand_assumed = true;
+    }
     int rc = notation_setup_finish(&ps->st, ps->remaining, ps->side, ps->where, ps->last_bod_line, 1, ps->err);
     if (rc) return rc;
     pos = ps->st.pos;

@@ -31,6 +31,9 @@ int sfen_parse(const char *s, Position *pos, const char *where, TsError *err) {
   pos_clear(pos);
   size_t i = 0;
   while (s[i] == ' ' || s[i] == '\t') i++;
+  if (strncmp(s + i, "position ", 9) == 0) /* a USI command line, as a GUI's log shows it */
+    for (i += 9; s[i] == ' '; i++) {
+    }
   if (strncmp(s + i, "sfen ", 5) == 0) i += 5;
   while (s[i] == ' ') i++;
   if (strncmp(s + i, "startpos", 8) == 0 && (s[i + 8] == 0 || isspace((unsigned char)s[i + 8])))

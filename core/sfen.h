@@ -15,8 +15,9 @@
 #define SFEN_MAX 160
 
 /*
- * Parses s into pos and validates it (pos_validate). `where` names the source
- * for messages ("<arg>", a file name). Returns TS_OK, TS_ERR_PARSE (column of
+ * Parses s into pos and validates it (pos_validate). s may start as USI's
+ * `position` command does ("position sfen <SFEN>", "sfen <SFEN>", "startpos").
+ * `where` names the source for messages ("<arg>", a file name). Returns TS_OK, TS_ERR_PARSE (column of
  * the fault in err) or TS_ERR_ILLEGAL (with the reason).
  */
 int sfen_parse(const char *s, Position *pos, const char *where, TsError *err);

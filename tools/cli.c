@@ -133,7 +133,8 @@ static bool has_sfen_ext(const char *a) {
 static bool cli_arg_is_file(const char *a) {
   struct stat st;
   if (stat(a, &st) == 0 || strchr(a, '.')) return true;
-  return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0;
+  return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0 &&
+         strncmp(a, "position ", 9) != 0;
 }
 
 /* Does the word look like one USI move (7g7f, 8h2b+, G*5b)? */
@@ -145,7 +146,7 @@ static bool cli_word_is_usi_move(const char *w) {
 }
 
 int cli_problem_count(int argc, char **argv) {
-  if (argc < 1 || !cli_arg_is_file(argv[0])) return 1;
+  if (argc < 1 || !cli_arg_is_file(argv[0]) || !strcmp(argv[0], "-")) return 1; /* standard input is read once */
   Position pos;
   SourceRecord info;
   TsError err;

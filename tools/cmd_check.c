@@ -54,7 +54,8 @@ static const char CHECK_HELP[] =
     "between tabs), a KIF of several records each starting with its #KIF line (export\n"
     "--kif-file: a problem per record, named FILE:LINE), or a SFEN on the command line\n"
     "(followed by \"moves <usi>...\" as in a .sfen file, in the same argument or in the\n"
-    "words after it). Files may hold at most 64 MiB, lines at most 2048 moves.\n"
+    "words after it), a USI line \"position sfen <SFEN> moves ...\" or \"position startpos\",\n"
+    "or - (standard input). Files may hold at most 64 MiB, lines at most 2048 moves.\n"
     "  --line \"USI...\"      the intended line (one problem only)\n"
     "  --json               one JSON object per problem and line, then a summary object:\n"
     "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
@@ -356,8 +357,10 @@ static void load_sfen_list(CheckList *l, const char *path, const char *text, siz
   }
 }
 
-/* Record k of a problem file into the list (*info: the file's records, set by the first). */
-static void load_problem_record(CheckList *l, const char *path, int k, SourceRecord *info) {
+/* Record k of a problem file into the list (*info: the file's records, set by the first);
+ * text, when not NULL, is the file's text already read (standard input). */
+static void load_problem_record(CheckList *l, const char *path, const char *text, size_t len, int k,
+                                SourceRecord *info) {
   SourceLine *sl = malloc(sizeof *sl);
   if (!sl) {
     l->nomem = 1;
@@ -366,7 +369,8 @@ static void load_problem_record(CheckList *l, const char *path, int k, SourceRec
   TsError err;
   Position pos;
   pos_clear(&pos);
-  int rc = source_load_record(path, k, &pos, sl, info, &err);
+  int rc = text ? source_load_text(path, text, len, k, &pos, sl, info, &err)
+               : source_load_record(path, k, &pos, sl, info, &err);
   char id[300];
   if (info->count > 1)
     snprintf(id, sizeof id, "%s:%d", path, info->first_line);
@@ -397,8 +401,21 @@ static void load_problem_record(CheckList *l, const char *path, int k, SourceRec
  * records is a problem per record, named PATH:LINE (the line its record starts on). */
 static void load_problem_file(CheckList *l, const char *path) {
   SourceRecord info = {.count = 1};
-  for (int k = 0; k < info.count && !l->nomem; k++)
-    load_problem_record(l, path, k, &info);
+  if (strcmp(path, "-")) {
+    for (int k = 0; k < info.count && !l->nomem; k++) load_problem_record(l, path, NULL, 0, k, &info);
+    return;
+  }
+  /* standard input, read once: its problems as a file's, by its text's format */
+  char *text;
+  size_t len;
+  TsError err;
+  if (source_read_file("-", &text, &len, &err)) {
+    CheckItem *it = list_add(l, "<stdin>");
+    if (it) item_error(it, &err);
+    return;
+  }
+  for (int k = 0; k < info.count && !l->nomem; k++) load_problem_record(l, "<stdin>", text, len, k, &info);
+  free(text);
 }
 
 static void load_path(CheckList *l, const char *path, bool from_dir);
@@ -877,7 +894,7 @@ static void print_summary(const CheckOut *o, uint64_t wall_ms) {
 static bool arg_is_sfen(const char *a) {
   struct stat st;
   if (stat(a, &st) == 0 || strchr(a, '.')) return false;
-  return strchr(a, '/') != NULL || !strncmp(a, "startpos", 8) || !strncmp(a, "sfen", 4);
+  return strchr(a, '/') != NULL || !strncmp(a, "startpos", 8) || !strncmp(a, "sfen", 4) || !strncmp(a, "position ", 9);
 }
 
 int cmd_check(int argc, char **argv) {

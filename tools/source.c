@@ -28,20 +28,26 @@ static int too_large(const char *path, TsError *err) {
                       SOURCE_FILE_MAX >> 20);
 }
 
+/* Closes what source_read_file opened (standard input stays open). */
+static void source_close(FILE *f, bool in) {
+  if (!in) fclose(f);
+}
+
 int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
   *out = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
+  bool in = !strcmp(path, "-"); /* standard input */
+  FILE *f = in ? stdin : fopen(path, "rb");
   if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > SOURCE_FILE_MAX) {
-    fclose(f); /* refused before a byte is read: a problem file is never this large */
+    source_close(f, in); /* refused before a byte is read: a problem file is never this large */
     return too_large(path, err);
   }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   if (!buf) {
-    fclose(f);
+    source_close(f, in);
     return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
   size_t r;
@@ -49,7 +55,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
     n += r;
     if (n > SOURCE_FILE_MAX) { /* not a regular file: the size was not known before */
       free(buf);
-      fclose(f);
+      source_close(f, in);
       return too_large(path, err);
     }
     if (n + 1 >= cap) {
@@ -57,7 +63,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
       char *nb = realloc(buf, ncap);
       if (!nb) {
         free(buf);
-        fclose(f);
+        source_close(f, in);
         return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
       }
       buf = nb;
@@ -65,7 +71,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
     }
   }
   int bad = ferror(f) ? errno : 0; /* a directory opens, then fails here with EISDIR */
-  fclose(f);
+  source_close(f, in);
   if (bad) {
     free(buf);
     return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(bad));
@@ -84,6 +90,9 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
   int rc = kif_parse(text, len, hint, path, &rec, err);
   if (rc) return rc;
   *pos = rec.start;
+  if (rec.hand_assumed && line) /* a load for the caller, not a count of the records */
+    fprintf(stderr, "tsume: note: %s: the diagram has no %s line: the defender is given every piece not on the board "
+            "or in the attacker's hand (残り全部)\n", path, rec.start.side == BLACK ? "後手の持駒" : "先手の持駒");
   if (line) {
     for (const KifNode *n = rec.root->child; n && n->special == KIF_SPECIAL_NONE; n = n->child) {
       if (line->n >= (int)(sizeof line->moves / sizeof line->moves[0])) {
@@ -145,6 +154,7 @@ static SourceType source_sniff(const char *text, size_t len) {
     if (i >= len || text[i] != '#') break;
     while (i < len && text[i] != '\n' && text[i] != '\r') i++;
   }
+  if (len - i >= 9 && memcmp(text + i, "position ", 9) == 0) return SOURCE_SFEN;
   if (len - i >= 5 && memcmp(text + i, "sfen ", 5) == 0) return SOURCE_SFEN;
   if (len - i >= 8 && memcmp(text + i, "startpos", 8) == 0) return SOURCE_SFEN;
   int slashes = 0;
@@ -199,6 +209,16 @@ int source_load_record(const char *path, int index, Position *pos, SourceLine *l
   if (info) memset(info, 0, sizeof *info);
   int rc = source_read_file(path, &text, &len, err);
   if (rc) return rc;
+  rc = source_load_text(path, text, len, index, pos, line, info, err);
+  free(text);
+  return rc;
+}
+
+int source_load_text(const char *path, const char *text, size_t len, int index, Position *pos, SourceLine *line,
+                     SourceRecord *info, TsError *err) {
+  int rc;
+  if (line) line->n = 0;
+  if (info) memset(info, 0, sizeof *info);
   SourceType type = SOURCE_UNKNOWN;
   KifEncoding hint = KIF_ENC_AUTO;
   bool sniffed = false;
@@ -229,7 +249,6 @@ int source_load_record(const char *path, int index, Position *pos, SourceLine *l
       if (!starts || !first) {
         free(starts);
         free(first);
-        free(text);
         return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
       }
       source_records(type, text, len, starts, first, count);
@@ -244,7 +263,6 @@ int source_load_record(const char *path, int index, Position *pos, SourceLine *l
   }
   if (info) info->count = count, info->first_line = line0 + 1;
   if (index < 0 || index >= count) {
-    free(text);
     return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "no record %d: the file holds %d", index + 1, count);
   }
   switch (type) {
@@ -266,6 +284,5 @@ int source_load_record(const char *path, int index, Position *pos, SourceLine *l
     snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
   }
   if (rc && line) line->n = 0;
-  free(text);
   return rc;
 }

@@ -58,12 +58,16 @@ typedef struct {
  * the file and the line in it. An index past the last is TS_ERR_USAGE.
  */
 int source_load_record(const char *path, int index, Position *pos, SourceLine *line, SourceRecord *info, TsError *err);
+/* source_load_record on text already read (text[0..len), NUL-terminated) as the file
+ * path would be read: its format from path's extension, else from the text. */
+int source_load_text(const char *path, const char *text, size_t len, int index, Position *pos, SourceLine *line,
+                     SourceRecord *info, TsError *err);
 
 /* The most bytes a problem file (KIF, CSA, SFEN, a TSV or SFEN list) may hold. */
 #define SOURCE_FILE_MAX (64u << 20)
 /*
  * Reads the whole file into *out (NUL-terminated, *len bytes without the NUL;
- * free() it). A regular file larger than SOURCE_FILE_MAX is refused before it is
+ * free() it); the path "-" is standard input. A regular file larger than SOURCE_FILE_MAX is refused before it is
  * read; a pipe or a FIFO is read up to that size. Returns TS_OK, TS_ERR_IO (cannot
  * open or read), TS_ERR_PARSE (too large), TS_ERR_NOMEM.
  */

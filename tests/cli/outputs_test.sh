@@ -120,5 +120,34 @@ st=$?
 [ -z "$(ls | grep '^r\.mdb')" ] && ok "enumerate --mpi R1 refused: no file left" || ko "enumerate --mpi R1" "left $(ls | grep '^r\.mdb' | tr '\n' ' ')"
 expect "enumerate R1 after the refused run: not 'already exists'" 0 out "problems stored in r.mdb" enumerate --pieces R1 --db r.mdb
 
+# ---- inputs as the user has them: a USI position line, standard input, a diagram without 後手の持駒 ----
+expect "check a USI position line with moves" 1 out "verdict: flawed" \
+  check "position sfen $IDEA moves 1d1c+ 1b1a G*1b"
+grep -q "3 plies (given)" out && ok "check position ... moves: the moves are the line" || ko "check position moves" "$(grep '^line' out)"
+expect "check \"position startpos\": read as usi reads it" 1 out "verdict: nomate" check "position startpos"
+timeout 60 "$T" check --quiet - <e.sfen >out 2>err
+st=$?
+[ "$st" = 0 ] && grep -q "summary: 30 problems: 30 complete" out && ok "check -: standard input" || ko "check -" "exit $st: $(head -n 2 err)"
+printf '%s\n' "$IDEA" | timeout 60 "$T" check - >out 2>err
+grep -q "^== <stdin>" out && ok "check -: named <stdin>" || ko "check - name" "$(head -n 1 out)"
+cat >nohand.kif <<'KIF'
+  ９ ８ ７ ６ ５ ４ ３ ２ １
++---------------------------+
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|一
+| ・ ・ ・ ・ ・ ・ ・ ・v玉|二
+| ・ ・ ・ ・ ・ ・ ・ ・v金|三
+| ・ ・ ・ ・ ・ ・ ・ 金 歩|四
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|五
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|六
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|七
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|八
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|九
++---------------------------+
+先手の持駒：なし
+KIF
+expect "a diagram without 後手の持駒: the defender holds the rest" 0 out "sfen $IDEA" show nohand.kif
+grep -q "no 後手の持駒 line: the defender is given every piece" err && ok "a diagram without 後手の持駒: said on stderr" ||
+  ko "no 後手の持駒" "stderr: $(head -n 1 err)"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
