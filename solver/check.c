@@ -691,6 +691,20 @@ static bool line_sound(Checker *c, CheckReport *r) {
     Undo u;
     pos_do_move(&c->main[p + 1], m, &u);
   }
+  /* a defender's drop where every reply is a futile drop (無駄合): the line mated one ply before it */
+  for (int p = 1; c->opt.futile_rule && p < n; p += 2) {
+    if (!move_is_drop(r->line[p]) || !solver_line_verify(&c->main[0], r->line, p, true, NULL)) continue;
+    char d[8], a[8], what[160];
+    usi_move_write(r->line[p], d);
+    usi_move_write(r->line[p - 1], a);
+    snprintf(what, sizeof what,
+             "%s is a futile interposition (無駄合): the line's own move %d, %s, already mates (every reply is a "
+             "futile drop), so the line goes on past mate",
+             d, p, a);
+    flaw_add(c, r, FLAW_ILLEGAL, p, MOVE_NONE);
+    bad_line(r, p, what);
+    return false;
+  }
   int bad = -1;
   if (n == 0 || n % 2 == 0 || !solver_line_verify(&c->main[0], r->line, n, c->opt.futile_rule, &bad)) {
     flaw_add(c, r, FLAW_NOT_MATE, n > 0 ? n - 1 : 0, MOVE_NONE);

@@ -149,5 +149,13 @@ expect "a diagram without 後手の持駒: the defender holds the rest" 0 out "s
 grep -q "no 後手の持駒 line: the defender is given every piece" err && ok "a diagram without 後手の持駒: said on stderr" ||
   ko "no 後手の持駒" "stderr: $(head -n 1 err)"
 
+# ---- a line with a 無駄合 inside it, a KIF that goes on past mate ----
+expect "--line with a futile interposition at ply 2: named as such" 1 out \
+  "ply 2: P*1b is a futile interposition (無駄合): the line's own move 1, R*1i, already mates" \
+  check --line "R*1i P*1b 2c1b" "8k/6S2/7G1/9/9/9/9/9/9 b Rr2b3g3s4n4l18p 1"
+grep -q "hayazume" out && ko "--line with a 無駄合" "reported as 早詰: $(grep -c hayazume out)" || ok "--line with a 無駄合: no 早詰 of the other drops"
+sed 's/^   4 詰み         ( 0:00\/00:00:00)/   4 １一玉(21)   ( 0:00\/00:00:00)/' "$SRC/data/TG3-000001.kifu" | sed '/変化/,$d' >past.kifu
+expect "a KIF going on past mate: said so" 2 err "past.kifu:29:6: illegal move １一玉(21): the line goes on past mate" check past.kifu
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
