@@ -90,6 +90,9 @@ int sfen_parse(const char *s, Position *pos, const char *where, TsError *err) {
       if (i > start && n < 1) return PERR(start, "hand count must be at least 1");
       if (i == start) n = 1;
       PieceType t = letter_type(s[i]);
+      if (i > start && (s[i] == 0 || s[i] == ' '))
+        return PERR(start, "the count %.*s has no piece after it: SFEN writes the count before the piece (10P, not P10)",
+                    (int)(i - start), s + start);
       if (t == PT_NONE || t == KING) return PERR(i, "bad hand piece '%c'", s[i] ? s[i] : '?');
       Color c = isupper((unsigned char)s[i]) ? BLACK : WHITE;
       int have = hand_count(pos->hand[c], t);

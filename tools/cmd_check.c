@@ -224,7 +224,7 @@ static bool is_solution_column(const char *c) {
 /* A TSV: its header line names the columns (sfen required; id, solution_usi optional). */
 static void load_tsv(CheckList *l, const char *path, const char *text, size_t len) {
   size_t i = 0, b, e;
-  int lineno = 0, c_id = -1, c_sfen = -1, c_sol = -1;
+  int lineno = 0, c_id = -1, c_sfen = -1, c_sol = -1, rows = 0;
   size_t fb[TSV_FIELDS], fe[TSV_FIELDS];
   TsError err;
   ts_error_clear(&err);
@@ -251,6 +251,7 @@ static void load_tsv(CheckList *l, const char *path, const char *text, size_t le
       return;
     }
     if (text[b] == '#') continue;
+    rows++;
     int nf = split_fields(text, b, e, false, fb, fe, TSV_FIELDS);
     char id[256];
     if (c_id >= 0 && c_id < nf && fe[c_id] > fb[c_id])
@@ -302,6 +303,8 @@ static void load_tsv(CheckList *l, const char *path, const char *text, size_t le
     if (!it) return;
     ts_error_set(&err, TS_ERR_PARSE, path, lineno ? lineno : 1, 0, "no header line naming a 'sfen' column");
     item_error(it, &err);
+  } else if (rows == 0) { /* nothing found: exit status 1 */
+    cli_message("check", "%s: no problem in it (a header line and no row)", path);
   }
 }
 
@@ -315,11 +318,8 @@ static void load_sfen_list(CheckList *l, const char *path, const char *text, siz
   }
   TsError err;
   ts_error_clear(&err);
-  if (count == 0) {
-    CheckItem *it = list_add(l, path);
-    if (!it) return;
-    ts_error_set(&err, TS_ERR_PARSE, path, 1, 0, "no SFEN line in the file");
-    item_error(it, &err);
+  if (count == 0) { /* nothing found, as in an empty folder or a TSV of a header alone: exit status 1 */
+    cli_message("check", "%s: no problem in it (no SFEN line)", path);
     return;
   }
   while (next_line(text, len, &i, &b, &e)) {
@@ -470,6 +470,7 @@ static void load_dir(CheckList *l, const char *path) {
     n++;
   }
   closedir(d);
+  if (!n && !l->nomem) cli_message("check", "%s: no problem file in it (nothing to check)", path);
   if (n) qsort(names, n, sizeof *names, name_cmp);
   for (size_t i = 0; i < n; i++) {
     if (!l->nomem) load_path(l, names[i], true);
@@ -537,7 +538,10 @@ static void *check_worker(void *arg) {
       if (!k) k = check_create(r->opt);
       if (!k) {
         it->status = 3;
-        it->error = str_dup("out of memory: cannot allocate a checker's table");
+        char msg[160];
+        snprintf(msg, sizeof msg, "out of memory: cannot allocate a checker's table of %zu MB (--hash %zu): give a "
+                 "smaller --hash", r->opt->hash_mb, r->opt->hash_mb);
+        it->error = str_dup(msg);
       } else {
         /* each problem from an empty table, so that what a checker saw before
          * (which depends on how the problems were shared among the threads)

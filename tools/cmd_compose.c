@@ -43,11 +43,12 @@ static const char COMPOSE_HELP[] =
     "                    (default 600000; 0: none). A checker question in progress when\n"
     "                    it ends is stopped; what was found so far is the result\n"
     "  --iterations N    iteration budget, N >= 1 (default: none)\n"
-    "  --stall N         restart after N iterations without a better diagram (default 300):\n"
-    "                    from the best complete work, from the input, in turn, each changed\n"
-    "                    by one to three random steps (the same --seed, the same steps)\n"
+    "  --stall N         restart after N iterations without a better diagram (default 300;\n"
+    "                    0: never restart): from the best complete work, from the input, in\n"
+    "                    turn, each changed by one to three random steps (the same --seed,\n"
+    "                    the same steps)\n"
     "  --restarts N      also stop after N restarts in a row without a better complete\n"
-    "                    work (default: no such cap; the run stops at its budget)\n"
+    "                    work (default, and 0: no such cap; the run stops at its budget)\n"
     "  --keep-king       keep the attacker's king (by default it is taken off when the\n"
     "                    diagram stays a mate: a tsume problem has none)\n"
     "  --threads N       N runs with seeds N, N+1, ... side by side; the best is kept (default 1)\n"
@@ -157,7 +158,8 @@ static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool
   kif_header_add(&rec, "作品名", complete ? "tsume compose 完全作" : "tsume compose 改良図");
   kif_header_add(&rec, "作者", by);
   kif_header_add(&rec, "手数", num);
-  kif_header_add(&rec, "完全性", complete ? "完全作" : check_verdict_name(rep->verdict));
+  char verdict[160];
+  kif_header_add(&rec, "完全性", kifvar_completeness(rep, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   static char ftext[8192];
   flaws_text(rep, pos, ftext, sizeof ftext);
@@ -796,7 +798,9 @@ int cmd_compose(int argc, char **argv) {
       cli_message("compose", "%s", ws[0].res.report.message[0] ? ws[0].res.report.message : "not a problem position");
       status = 2;
     } else {
-      cli_message("compose", "out of memory");
+      cli_message("compose", "out of memory: cannot allocate the checker's table of %zu MB (--hash %zu) for each of "
+                             "%d thread(s): give a smaller --hash",
+                  sh->ck.hash_mb, sh->ck.hash_mb, sh->threads);
       status = 3;
     }
     for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);

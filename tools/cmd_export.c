@@ -86,27 +86,6 @@ typedef struct {
 
 #define EXPORT_MAX_BRANCHES 100
 
-/* 完全性: the checker's verdict, and the tolerated キズ of a complete work in brackets. */
-static const char *completeness(const CheckReport *r, char *buf, size_t n) {
-  if (r->verdict == CHECK_COMPLETE) {
-    size_t k = (size_t)snprintf(buf, n, "完全作");
-    int m = 0;
-    bool seen[FLAW_KIND_NB] = {false};
-    for (int i = 0; i < r->nflaws && k < n; i++) {
-      FlawKind kind = r->flaws[i].kind;
-      if (seen[kind]) continue;
-      seen[kind] = true;
-      k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", check_flaw_name_ja(kind));
-    }
-    if (m && k < n) snprintf(buf + k, n - k, "あり）");
-    return buf;
-  }
-  size_t k = 0;
-  for (int i = 0; i < r->nflaws && k < n; i++)
-    if (!r->flaws[i].tolerated && (k == 0 || !strstr(buf, check_flaw_name_ja(r->flaws[i].kind))))
-      k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "・" : "", check_flaw_name_ja(r->flaws[i].kind));
-  return k ? buf : "不完全";
-}
 
 /* Reads a written KIF back and replays its main line: legal, all checks, and it
  * must end in mate (only futile drops left counts as mate, the 無駄合 rule). */
@@ -183,7 +162,7 @@ static int export_one(const TsRecord *r, void *vctx) {
   kif_header_add(&rec, "作者", "tsume enumerate");
   kif_header_add(&rec, "手数", num);
   char verdict[160];
-  kif_header_add(&rec, "完全性", completeness(cr, verdict, sizeof verdict));
+  kif_header_add(&rec, "完全性", kifvar_completeness(cr, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   KifNode *last;
   rc = kif_line_add(&rec, rec.root, line, n, KIF_SPECIAL_MATE, &last);
@@ -217,7 +196,7 @@ static int export_one(const TsRecord *r, void *vctx) {
     return x->rc = rc;
   }
   if (x->book) {
-    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(cr, verdict, sizeof verdict),
+    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = kifvar_completeness(cr, verdict, sizeof verdict),
                   .line = line, .line_len = n, .kif = bytes};
     rc = book_add(x->book, &w, &x->err);
     free(bytes);

@@ -141,7 +141,8 @@ int cmd_solve(int argc, char **argv) {
   if (i + used != argc) return cli_usage_error("solve", "unexpected argument '%s'", argv[i + used]);
   Solver *s = solver_create(&o);
   if (!s) {
-    ts_error_set(&err, TS_ERR_NOMEM, "", 0, 0, "cannot allocate a %zu MB table", o.hash_mb);
+    ts_error_set(&err, TS_ERR_NOMEM, "", 0, 0, "cannot allocate a %zu MB table (--hash %zu): give a smaller --hash",
+                 o.hash_mb, o.hash_mb);
     return cli_fail("solve", &err);
   }
   SolveResult r;

@@ -157,5 +157,33 @@ grep -q "hayazume" out && ko "--line with a 無駄合" "reported as 早詰: $(gr
 sed 's/^   4 詰み         ( 0:00\/00:00:00)/   4 １一玉(21)   ( 0:00\/00:00:00)/' "$SRC/data/TG3-000001.kifu" | sed '/変化/,$d' >past.kifu
 expect "a KIF going on past mate: said so" 2 err "past.kifu:29:6: illegal move １一玉(21): the line goes on past mate" check past.kifu
 
+# ---- statuses and messages ----
+: >empty.sfen
+mkdir emptydir
+printf 'id\tsfen\n' >header.tsv
+expect "check: an empty .sfen list is nothing found (exit 1)" 1 err "empty.sfen: no problem in it" check empty.sfen
+expect "check: an empty folder is nothing found (exit 1)" 1 err "emptydir: no problem file in it" check emptydir
+expect "check: a TSV of a header alone is nothing found (exit 1)" 1 err "header.tsv: no problem in it" check header.tsv
+expect "query --count --json: JSON" 0 out '{"lengths":[{"length":1,"problems":21279,' query --db g.mdb --count --json
+expect "query --count --json --moves 7: JSON" 0 out '{"count":79}' query --db g.mdb --count --json --moves 7
+expect "query --both-mirrors without --count: refused" 2 err "--both-mirrors goes with --count" query --db g.mdb --both-mirrors
+expect "query --complete --flag yozume: said to exclude each other" 1 err "--complete and --flag yozume exclude each other" \
+  query --db g.mdb --complete --flag yozume
+for f in hayazume nomate fuzume unsettled futile-cut; do
+  run query --db g.mdb --flag $f
+  grep -q "unknown flag" err && ko "query --flag $f" "$(head -n 1 err)" || ok "query --flag $f: a name the docs give"
+done
+expect "query --flag not-mate: a flaw of a line, said so" 1 err "a flaw of a given line" query --db g.mdb --flag not-mate
+run query --help
+grep -q "unsettled, fuzume" out && grep -q "hayazume" out && ok "query --help lists every flag" || ko "query --help" "flags missing"
+expect "compose KIF: 完全性 in Japanese" 1 out "完全性：余詰" compose --iterations 2 --seed 1 "$IDEA"
+expect "solve --hash too large: names --hash" 3 err "(--hash 100000): give a smaller --hash" solve --hash 100000 "$IDEA"
+expect "check --hash too large: names --hash" 3 err "(--hash 100000): give a smaller --hash" check --hash 100000 "$IDEA"
+expect "SFEN hand P10: says the count goes first" 2 err "SFEN writes the count before the piece (10P, not P10)" \
+  show "8k/9/9/9/9/9/9/9/9 b P10 1"
+run compose --help
+grep -q "0: never restart" out && grep -q "(default, and 0: no such cap" out && ok "compose --help: --stall 0 and --restarts 0 mean something" ||
+  ko "compose --help" "--stall/--restarts 0 not described"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
