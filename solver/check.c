@@ -446,7 +446,7 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
 
 /*
  * An attacker alternative: another check at ply p after which the defender is
- * mated at all, whatever the length (seed 000: 作意以外の王手でも詰ますことが
+ * mated at all, whatever the length (the flaw-check paper: 作意以外の王手でも詰ますことが
  * 出来るなら余詰). 1 answered (a flaw added when it is one), 0 out of budget.
  */
 static int attacker_question(Checker *c, CheckReport *r, Question *qu) {

@@ -1,5 +1,5 @@
 /*
- * tsume compose - a flawed diagram made a complete work (seed 003's improvement
+ * tsume compose - a flawed diagram made a complete work (the composition paper's improvement
  * loop with the flaw checker as the judge), or every complete work ending in a
  * mate picture (--from-mate). The library side is composer/compose.h.
  */
@@ -31,14 +31,20 @@ int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, Sourc
 static const char COMPOSE_HELP[] =
     "usage: tsume compose [options] <SFEN|problem file>\n"
     "       tsume compose --from-mate [options] <SFEN|file of a mate position>\n"
-    "Improves a diagram into a complete work (seed 003 §4.4): a priority line (fewest\n"
-    "pieces left in hand, then longest), roleless pieces deleted, a piece added by\n"
-    "Table 1 (by the number of 余詰) on §4.3's squares, deleted again, pieces replaced\n"
-    "keeping their roles (one, or two at once); each candidate judged by the flaw\n"
-    "checker and kept when better by §4.4's order (fewer flaws while more than 3, a\n"
-    "longer mate, fewer flaws, more pieces). The defender's hand is every piece not\n"
-    "on the board or in the attacker's hand.\n"
-    "  --seed N          random choices (default 1): the same seed, the same run\n"
+    "Improves a diagram into a complete work, step by step: it takes the line with the\n"
+    "fewest pieces left in the attacker's hand (then the longest), deletes pieces that\n"
+    "play no part in it, adds a piece where a flaw's alternative mate could be stopped\n"
+    "(a guard of the squares the king escapes to or a check comes from, the kind chosen\n"
+    "by how many 余詰 there are), deletes it again, or replaces pieces (one, or two at\n"
+    "once) by others that do the same work along the line. Each candidate is judged by\n"
+    "the flaw checker and kept when it is better: fewer flaws while there are more than\n"
+    "3, then a longer mate, then fewer flaws, then more pieces (docs/composing.md; the\n"
+    "method is the composition paper's, cited in docs/design.md). The defender's hand\n"
+    "is every piece not on the board or in the attacker's hand.\n"
+    "  --seed N          random choices (default 1). A run repeats exactly when it is\n"
+    "                    stopped by --iterations (or --restarts): the same seed, the same\n"
+    "                    steps, the same work. A time budget stops it wherever the\n"
+    "                    machine's speed has brought it, so two timed runs may differ\n"
     "  --time-ms T       time budget of the whole command, set-up and output included\n"
     "                    (default 600000; 0: none). A checker question in progress when\n"
     "                    it ends is stopped; what was found so far is the result\n"

@@ -43,7 +43,7 @@ static const char ENUM_HELP[] =
     "on another square of the same line to the king), or its line rejoins the main\n"
     "line at the same ply: 手順前後 (tejun-zengo: the same attacker moves in another\n"
     "order) or 迂回 (ukai: other moves). These three are flagged and tolerated as\n"
-    "キズ, as in seed 003. A problem whose main line ends with 駒余り is also flagged\n"
+    "キズ, as the composition paper counts them (docs/design.md). A problem whose main line ends with 駒余り is also flagged\n"
     "henchou (変長) when a defence 2 or 4 plies shorter ends with the hand empty.\n"
     "It is flagged futile-cut (not complete) when its main line reaches a defender\n"
     "position whose only replies are drops futile at the remaining length, none of\n"
@@ -115,9 +115,10 @@ static const char ENUM_HELP[] =
     "                      batches) shrink with it. Peak RSS stays under it from\n"
     "                      about 32 MB up while the table fits in memory\n"
     "  --concrete          un-move and classify every concrete position of a record\n"
-    "                      on its own, not through the record (seed 002's extended\n"
-    "                      positions): the reference path, slower, with the same\n"
-    "                      database and figures\n";
+    "                      on its own, not through the record that stands for all\n"
+    "                      the squares of its free piece (an extended position,\n"
+    "                      docs/enumerator.md): the reference path, slower, with the\n"
+    "                      same database and figures\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -237,7 +238,7 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
   return rc;
 }
 
-/* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk; resumed: the
+/* enumerate --stats: time per phase, the table, the enumeration paper's tests per layer, memory and disk; resumed: the
  * table was read from the checkpoint (its mates and layers times are the run's before). */
 static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs, uint64_t t0, uint64_t t1,
                         uint64_t t2, bool resumed) {

@@ -1,5 +1,5 @@
 /*
- * tsume roles - the eight piece roles of seed 003 along a mating line (composer/roles.h).
+ * tsume roles - the eight piece roles of the composition paper along a mating line (composer/roles.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,10 +20,10 @@ int cli_solve_run(Solver *s, const Position *pos, int within, SolveResult *r);
 
 static const char ROLES_HELP[] =
     "usage: tsume roles [options] <SFEN|problem file>\n"
-    "Shows what every piece does along the main line (seed 003 §3): per ply and\n"
-    "square, the mate-state roles (after each check: checks C, blocks-escape E,\n"
-    "can-capture-checker X; at every ply: prevents-check S) and the move roles\n"
-    "(movable M, prevents-move P, can-capture T, can-be-captured B).\n"
+    "Shows what every piece does along the main line (the eight roles of\n"
+    "docs/composing.md): per ply and square, the mate-state roles (after each check:\n"
+    "checks C, blocks-escape E, can-capture-checker X; at every ply: prevents-check S)\n"
+    "and the move roles (movable M, prevents-move P, can-capture T, can-be-captured B).\n"
     "The line is the one given (--line, or the problem file's main line), else the\n"
     "solver's main line.\n"
     "  --line \"USI ...\"  the line to read the roles from (USI moves from the start)\n"

@@ -16,7 +16,7 @@ static const char SOLVE_HELP[] =
     "  --nodes N          stop after N nodes (default: no limit)\n"
     "  --hash MB          transposition table size (default 64)\n"
     "  --algo A           first-proof search: dfpn (default), pds, multipath\n"
-    "  --mp K=V,...       multi-path parameters (seed 004): threads (2), base (1000),\n"
+    "  --mp K=V,...       multi-path parameters: threads (2), base (1000),\n"
     "                     leader (1.5), tt (0.05), budget pn|pndn|const (pndn)\n"
     "  --within L         only ask: is there a mate in at most L plies?\n"
     "  --no-futile-rule   count every interposition (no 無駄合 rule)\n"

@@ -62,7 +62,7 @@ bool dbutil_material_load(TsDb *db, Material *mat);
 /* A record's key in hex (2 * key_len + 1 bytes fit). */
 void dbutil_key_hex(const TsRecord *rec, char *out, size_t n);
 /*
- * Meta entry written by `tsume enumerate`: the figures of seed 002's tests made
+ * Meta entry written by `tsume enumerate`: the figures of the enumeration paper's tests made
  * during generation, as UTF-8 text. Lines "name<TAB>value", then a header line
  * "layer<TAB>side<TAB>positions<TAB>yozume<TAB>fuzume" and one line per layer:
  * positions of that value in the retrograde table (all sub-materials), 余詰め判定

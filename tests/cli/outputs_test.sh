@@ -185,5 +185,13 @@ run compose --help
 grep -q "0: never restart" out && grep -q "(default, and 0: no such cap" out && ok "compose --help: --stall 0 and --restarts 0 mean something" ||
   ko "compose --help" "--stall/--restarts 0 not described"
 
+# ---- --help speaks to a user: no references to sections or tables of papers a user has not seen ----
+for c in enumerate query export verify db-check solve check roles compose usi bench perft show; do
+  run $c --help
+  if grep -n -E 'seed 00[0-9]|Table [0-9]|§' out >hits; then ko "$c --help" "$(head -n 2 hits | tr '\n' ' ')"; else ok "$c --help: in words"; fi
+done
+run compose --help
+grep -q "A run repeats exactly when it is" out && ok "compose --help: says when a run repeats" || ko "compose --seed" "not said"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
