@@ -1,9 +1,9 @@
 /*
  * compose.h - the composer: a flawed diagram made a complete work by the piece
- * roles of seed 003 with the flaw checker (solver/check.h) as the only judge,
+ * roles of the composition paper with the flaw checker (solver/check.h) as the only judge,
  * and complete works built backwards from one mate picture (逆算).
  *
- * ---- Improvement (seed 003 §4.4) ------------------------------------------
+ * ---- Improvement (the composition paper §4.4) ------------------------------------------
  * One iteration, from the current diagram D (the best by the order below):
  *   1. priority line: among D's main line and the mating lines of its 余詰 /
  *      早詰 (the checker's alternative lines), the one that leaves the fewest
@@ -19,7 +19,7 @@
  *      deleted again -> candidate;
  *   4. pieces replaced while keeping their roles (the priority line stays a
  *      mating line and the replaced piece keeps every role it had along it):
- *      one piece, or two at once (what seed 003 §6 finds missing) -> candidates.
+ *      one piece, or two at once (what the composition paper §6 finds missing) -> candidates.
  * Each candidate is judged by check_problem and compared with D by §4.4's
  * order: fewer flaws while more than 3, a longer mate, fewer flaws, more pieces.
  * A better candidate becomes D and the next iteration starts from it, except

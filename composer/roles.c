@@ -1,5 +1,5 @@
 /*
- * roles.c - the eight piece roles of seed 003 §3 along a line (roles.h).
+ * roles.c - the eight piece roles of the composition paper §3 along a line (roles.h).
  */
 #include "roles.h"
 

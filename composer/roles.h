@@ -1,5 +1,5 @@
 /*
- * roles.h - what each piece does along a mating line (seed 003 §3): the roles
+ * roles.h - what each piece does along a mating line (the composition paper §3): the roles
  * a composer reads to see which piece can go, which must stay, and which could
  * be replaced by another one doing the same work.
  *
@@ -25,7 +25,7 @@
  *     PREVENTS_MOVE       移動を防ぐ    without this piece a move would be possible
  *                                     that is not: a check (attacker to move) or an
  *                                     evasion (defender to move) onto its square or
- *                                     across it (seed 003 Figure 1: the pawn on 7七
+ *                                     across it (the composition paper Figure 1: the pawn on 7七
  *                                     stops ▲7七角, which would check)
  *     CAN_CAPTURE         取れる        the piece makes the line's move and it captures
  *     CAN_BE_CAPTURED     取られる      the piece is captured by the line's move (seed

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "movegen.h"
 #include "notation_util.h"
 
 static const char *const CSA_CODE[PT_NB] = {"",   "FU", "KY", "KE", "GI", "KA", "HI", "KI",
@@ -185,7 +186,8 @@ static int csa_move_parse(CsaParser *ps, const char *s, size_t len, int line, in
     m = move_make(from, to, promote, p);
   }
   if (!pos_move_is_legal(pos, m))
-    return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, col, "illegal move %.7s", s);
+    return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, col, "illegal move %.7s%s", s,
+                        pos_is_mate(pos) ? ": the line goes on past mate (the move before it mates)" : "");
   if (ps->moves) {
     if (ps->n >= ps->cap)
       return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, col, "a line longer than %d moves (the most one may have)", ps->cap);

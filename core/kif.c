@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kanji.h"
+#include "movegen.h"
 #include "notation_util.h"
 #include "sfen.h"
 
@@ -270,6 +271,12 @@ static int kif_start(KifParser *ps, int line) {
     if (ps->rows != 9)
       return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, ps->last_bod_line, 1,
                           "the diagram has %d board rows, not 9", ps->rows);
+    /* a tsume diagram without the defender's 持駒 line: the defender holds the rest (残り全部), said in hand_assumed */
+    Color defender = color_flip(ps->side);
+    if (!ps->hand_seen[defender] && ps->remaining < 0) {
+      ps->remaining = defender;
+      ps->rec->hand_assumed = true;
+    }
     int rc = notation_setup_finish(&ps->st, ps->remaining, ps->side, ps->where, ps->last_bod_line, 1, ps->err);
     if (rc) return rc;
     pos = ps->st.pos;
@@ -435,7 +442,8 @@ static int kif_move_text_parse(KifParser *ps, const uint32_t *s, int n, int i, K
   if (!pos_move_is_legal(&ps->cur, m)) {
     char text[KIF_MOVE_MAX];
     kif_move_write(&ps->cur, m, parent->move, text, sizeof text);
-    return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, start + 1, "illegal move %s", text);
+    return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, start + 1, "illegal move %s%s", text,
+                        pos_is_mate(&ps->cur) ? ": the line goes on past mate (the move before it mates)" : "");
   }
   return kif_child_push(ps, parent, m, KIF_SPECIAL_NONE, line);
 }

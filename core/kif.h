@@ -85,6 +85,9 @@ typedef struct {
 
 typedef struct {
   Position start;
+  /* the diagram had no 持駒 line for the side not to move (後手の持駒 in a tsume):
+   * it was given every piece not on the board or in the other hand (残り全部) */
+  bool hand_assumed;
   KifHeader *headers;
   int n_headers;
   KifNode *root;

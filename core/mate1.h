@@ -1,10 +1,10 @@
 /*
- * mate1.h - 1-ply mate detection (seed 001): does the side to move have a
+ * mate1.h - 1-ply mate detection (the 1-ply mate paper): does the side to move have a
  * checking move after which the opponent has no legal reply?
  *
  * The test does not play every legal move: candidate checks come from the
  * check generator, and each one is refuted as cheaply as possible, in the
- * order of seed 001 (an escape square of the king first, then a capture of
+ * order of the 1-ply mate paper (an escape square of the king first, then a capture of
  * the checker, then an interposition), so most non-mating checks are thrown
  * out after a few bitboard operations. Double checks only need the king test.
  * 打ち歩詰め is respected (a mating pawn drop is not generated at all).

@@ -31,6 +31,9 @@ int sfen_parse(const char *s, Position *pos, const char *where, TsError *err) {
   pos_clear(pos);
   size_t i = 0;
   while (s[i] == ' ' || s[i] == '\t') i++;
+  if (strncmp(s + i, "position ", 9) == 0) /* a USI command line, as a GUI's log shows it */
+    for (i += 9; s[i] == ' '; i++) {
+    }
   if (strncmp(s + i, "sfen ", 5) == 0) i += 5;
   while (s[i] == ' ') i++;
   if (strncmp(s + i, "startpos", 8) == 0 && (s[i + 8] == 0 || isspace((unsigned char)s[i + 8])))
@@ -87,6 +90,9 @@ int sfen_parse(const char *s, Position *pos, const char *where, TsError *err) {
       if (i > start && n < 1) return PERR(start, "hand count must be at least 1");
       if (i == start) n = 1;
       PieceType t = letter_type(s[i]);
+      if (i > start && (s[i] == 0 || s[i] == ' '))
+        return PERR(start, "the count %.*s has no piece after it: SFEN writes the count before the piece (10P, not P10)",
+                    (int)(i - start), s + start);
       if (t == PT_NONE || t == KING) return PERR(i, "bad hand piece '%c'", s[i] ? s[i] : '?');
       Color c = isupper((unsigned char)s[i]) ? BLACK : WHITE;
       int have = hand_count(pos->hand[c], t);
@@ -208,6 +214,9 @@ int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int
     if (rc) {
       if (err) err->column = (int)start + 1;
       if (err) snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg), " (move %d)", *n + 1);
+      if (err && rc == TS_ERR_ILLEGAL && *n > 0 && pos_is_mate(&p)) /* the moves after a mate are no line */
+        snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+                 ": the line goes on past mate (mate after move %d)", *n);
       return rc;
     }
     if (moves) moves[*n] = m;
@@ -243,14 +252,30 @@ int sfen_text_parse(const char *text, size_t len, const char *where, Position *p
     if (!buf) return ts_error_set(err, TS_ERR_NOMEM, where, lineno, 0, "out of memory");
     memcpy(buf, text + i, e - i);
     buf[e - i] = 0;
-    char *mv = strstr(buf, " moves");
-    if (mv && mv[6] && mv[6] != ' ' && mv[6] != '\t') mv = NULL;
-    if (mv) *mv = 0;
+    /* a line of `tsume export --sfen`: SFEN<TAB>length<TAB>flags<TAB>main line (USI) */
+    char *tab = strchr(buf, '\t'), *ml = NULL; /* ml: the moves' text */
+    if (tab) {
+      *tab = 0;
+      char *f = tab + 1, *d = f;
+      while (*d >= '0' && *d <= '9') d++;
+      char *fl = *d == '\t' ? strchr(d + 1, '\t') : NULL;
+      if (d == f || d - f > 5 || (*d && *d != '\t')) {
+        int col = (int)(f - buf) + 1;
+        free(buf);
+        return ts_error_set(err, TS_ERR_PARSE, where, lineno, col,
+                            "after the SFEN and a tab, expected the fields of an export: length<TAB>flags<TAB>moves");
+      }
+      if (fl) ml = fl + 1;
+    } else {
+      char *mv = strstr(buf, " moves");
+      if (mv && mv[6] && mv[6] != ' ' && mv[6] != '\t') mv = NULL;
+      if (mv) *mv = 0, ml = mv + 6;
+    }
     int rc = sfen_parse(buf, pos, where, err);
-    if (!rc && mv) {
-      rc = usi_line_parse(pos, mv + 6, moves, cap, n_moves, err);
+    if (!rc && ml) {
+      rc = usi_line_parse(pos, ml, moves, cap, n_moves, err);
       if (rc && err) {
-        err->column += (int)(mv + 6 - buf);
+        err->column += (int)(ml - buf);
         snprintf(err->where, sizeof err->where, "%s", where);
       }
       if (rc) *n_moves = 0;

@@ -15,14 +15,16 @@
 #define SFEN_MAX 160
 
 /*
- * Parses s into pos and validates it (pos_validate). `where` names the source
- * for messages ("<arg>", a file name). Returns TS_OK, TS_ERR_PARSE (column of
+ * Parses s into pos and validates it (pos_validate). s may start as USI's
+ * `position` command does ("position sfen <SFEN>", "sfen <SFEN>", "startpos").
+ * `where` names the source for messages ("<arg>", a file name). Returns TS_OK, TS_ERR_PARSE (column of
  * the fault in err) or TS_ERR_ILLEGAL (with the reason).
  */
 int sfen_parse(const char *s, Position *pos, const char *where, TsError *err);
 /*
  * Reads a .sfen text: the first line that is neither blank nor a '#' comment is
- * a SFEN, optionally followed by " moves <usi>...", which are checked to be legal
+ * a SFEN, optionally followed by " moves <usi>..." or, as `tsume export --sfen`
+ * writes a line, by "<TAB>length<TAB>flags<TAB><usi>..."; the moves are checked to be legal
  * in sequence and stored in moves[0..cap) when moves is not NULL (*n_moves, which
  * may be NULL, receives their number). Lines end in LF, CRLF or CR.
  * Returns TS_OK, or with err filled (line of the SFEN, column in it):
@@ -40,7 +42,9 @@ int usi_move_parse(const Position *pos, const char *s, Move *m, TsError *err);
 void usi_move_write(Move m, char out[8]);
 
 /* Parses a whitespace-separated list of USI moves, playing them on a copy of pos
- * to check each; fills moves (up to cap; moves may be NULL: checked, not kept) and *n. */
+ * to check each; fills moves (up to cap; moves may be NULL: checked, not kept) and *n.
+ * An illegal move after a position that is mate adds ": the line goes on past
+ * mate (mate after move N)" to its message. */
 int usi_line_parse(const Position *pos, const char *s, Move *moves, int cap, int *n, TsError *err);
 
 #endif

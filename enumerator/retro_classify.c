@@ -36,7 +36,7 @@ typedef struct {
 #define OUT_CACHE_MIN_BITS 10
 
 /*
- * The first ply of the problems of one record (seed 002's extended position:
+ * The first ply of the problems of one record (the enumeration paper's extended position:
  * fixed pieces B, the free piece f on each square s of a set). A check of
  * x(s) that neither moves nor takes f nor drops a pawn is a check of B, and the
  * position after it is B's plus f on s: its key is made from B's once per

@@ -46,7 +46,7 @@
 #define RETRO_F_HENCHOU (1u << 5)
 #define RETRO_F_MINIMAL (1u << 7)
 /* alternatives that mate within the remaining length but are not 余詰 (rules.md's
- * classifier; seed 003 tolerates them as キズ): the alternative's line rejoins
+ * classifier; the composition paper tolerates them as キズ): the alternative's line rejoins
  * the main line with the same attacker moves in another order (手順前後) or
  * with other moves (迂回), or it differs only by promotion or by the drop
  * square on the same line to the king (非限定) */
@@ -125,7 +125,7 @@ typedef struct {
    * the solver), solver calls, and values found below their layer or cut short
    * by a limit (0 unless something is wrong) */
   uint64_t seeds, solver_calls, anomalies;
-  /* seed 002's tests during generation, per layer: 余詰め判定, an attacker
+  /* the enumeration paper's tests during generation, per layer: 余詰め判定, an attacker
    * position reached again by un-moving (another check mates within n, or the
    * same layer reached it twice); 不詰め判定, a defender candidate with a reply
    * not known to mate within n-1 (it may still get a longer value later) */

@@ -32,7 +32,7 @@ typedef unsigned __int128 Key;
 #define VAL_NONE VAL_LEN_MASK
 
 /*
- * Extended positions (拡張局面, seed 002). The table's records each stand for
+ * Extended positions (拡張局面, the enumeration paper). The table's records each stand for
  * several concrete positions of one value: every piece is fixed but one, the
  * piece farthest from the defender's king (where a piece most often does not
  * matter), which may stand on any square of a set. A record is keyed by the

@@ -3,7 +3,7 @@
  *
  * Layer n (odd): un-move the attacker from the defender positions of value
  * n-1 to get the attacker-to-move positions with mate in exactly n (a
- * position already in the table is seed 002's 余詰め判定: another check
+ * position already in the table is the enumeration paper's 余詰め判定: another check
  * mates sooner or as soon). Layer n+1: un-move the defender from those and
  * keep the positions all of whose replies reach known mates, valued 1 + the
  * longest (a candidate with a reply not yet known is the 不詰め判定: held
@@ -168,7 +168,7 @@ static void layer_position(LayerWorker *w, const Position *x, Bitboard to_mask) 
   }
 }
 
-/* ---------- un-moves of an extended position (seed 002) ---------- */
+/* ---------- un-moves of an extended position (the enumeration paper) ---------- */
 
 /*
  * A frontier record stands for the positions x(s): the fixed pieces B and the

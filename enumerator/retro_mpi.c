@@ -6,7 +6,7 @@
  * rank holds the records it owns, and every position is sent to its owner.
  * The mate phase splits the king squares over the ranks and sends each mate
  * to its owner. A layer is made on the records, as in one process
- * (retro_phase_unmove, seed 002's un-moves of extended positions): each
+ * (retro_phase_unmove, the enumeration paper's un-moves of extended positions): each
  * rank's threads un-move the frontier records it owns and read the other
  * ranks' tables by one-sided MPI reads (the tables change only between the
  * phases); the new positions then go to their owners in rounds of all-to-all
@@ -583,7 +583,7 @@ static int send_lists(Dist *d, SpillList *const *lists, int nl, size_t elem, Spi
 }
 
 /*
- * A layer made on the records (seed 002's extended positions), as in one
+ * A layer made on the records (the enumeration paper's extended positions), as in one
  * process (retro_phase_unmove): each rank's threads un-move its frontier
  * records, reading every other rank's table one-sided; the new positions go
  * to their owners in rounds of all-to-all exchanges and are inserted there.

@@ -1,5 +1,5 @@
 /*
- * retro_table.c - the table of extended positions (拡張局面, seed 002) and the
+ * retro_table.c - the table of extended positions (拡張局面, the enumeration paper) and the
  * enumerator's life cycle.
  *
  * Positions are keyed by exact 128-bit keys of the canonical orientation

@@ -534,9 +534,10 @@ static enum MHD_Result reply_parse(struct MHD_Connection *c, const char *body, s
   SourceLine *line = malloc(sizeof *line);
   if (!line) return serve_error(c, 503, "out of memory");
   TsError err;
-  const char *format = "";
-  /* a BOM, blanks before a SFEN: as a file of them is read */
-  int rc = source_load_text("text", body, len, &pos, line, &format, &err);
+  SourceRecord info = {0, 0, ""};
+  /* read as a file whose name says nothing is read: by its content; of several records, the first */
+  int rc = source_load_text("text", body, len, 0, &pos, line, &info, &err);
+  const char *format = info.format ? info.format : "";
   if (!rc) rc = pos_validate_problem(&pos, "text", &err);
   if (rc) {
     free(line);

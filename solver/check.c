@@ -489,7 +489,7 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
 
 /*
  * An attacker alternative: another check at ply p after which the defender is
- * mated at all, whatever the length (seed 000: 作意以外の王手でも詰ますことが
+ * mated at all, whatever the length (the flaw-check paper: 作意以外の王手でも詰ますことが
  * 出来るなら余詰). 1 answered (a flaw added when it is one), 0 out of budget.
  */
 static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
@@ -767,6 +767,20 @@ static bool line_sound(Checker *c, CheckReport *r) {
     c->main[p + 1] = c->main[p];
     Undo u;
     pos_do_move(&c->main[p + 1], m, &u);
+  }
+  /* a defender's drop where every reply is a futile drop (無駄合): the line mated one ply before it */
+  for (int p = 1; c->opt.futile_rule && p < n; p += 2) {
+    if (!move_is_drop(r->line[p]) || !solver_line_verify(&c->main[0], r->line, p, true, NULL)) continue;
+    char d[8], a[8], what[160];
+    usi_move_write(r->line[p], d);
+    usi_move_write(r->line[p - 1], a);
+    snprintf(what, sizeof what,
+             "%s is a futile interposition (無駄合): the line's own move %d, %s, already mates (every reply is a "
+             "futile drop), so the line goes on past mate",
+             d, p, a);
+    flaw_add(c, r, FLAW_ILLEGAL, p, MOVE_NONE);
+    bad_line(r, p, what);
+    return false;
   }
   int bad = -1;
   if (n == 0 || n % 2 == 0 || !solver_line_verify(&c->main[0], r->line, n, c->opt.futile_rule, &bad)) {

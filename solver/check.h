@@ -1,5 +1,5 @@
 /*
- * check.h - the flaw checker (seed 000, rules.md's classifier): is a problem
+ * check.h - the flaw checker (the flaw-check paper, rules.md's classifier): is a problem
  * with its intended line (作意) a complete work, and if not, where and why.
  *
  * This is the one definition of a complete work in the project: `tsume check`,
@@ -11,8 +11,8 @@
  *    (NOT_CHECK), the final position mate, futile drops not counted (NOT_MATE).
  *    Any of these ends the check with the verdict CHECK_BAD_LINE.
  *  - at each attacker ply i (1-based, odd) every other check m' after which
- *    the defender is mated at all, at any length (seed 000: 作意以外の王手でも
- *    詰ますことが出来るなら余詰; seed 001: the last move excepted), with n - i
+ *    the defender is mated at all, at any length (the flaw-check paper: 作意以外の王手でも
+ *    詰ますことが出来るなら余詰; the 1-ply mate paper: the last move excepted), with n - i
  *    the plies left after the line's own move:
  *      last ply: another mate in one         LAST_MOVE_ALT   最終手余詰 (tolerated;
  *                a longer mate there is no flaw)

@@ -1,5 +1,5 @@
 /*
- * pds.c - PDS (Nagai 1998) and the multi-path simultaneous search of seed 004
+ * pds.c - PDS (Nagai 1998) and the multi-path simultaneous search of the multi-path paper
  * (Takano et al.), both on the df-pn engine of dfpn.c and its table.
  *
  * PDS: both numbers are thresholds and every node deepens them itself (multiple
@@ -154,7 +154,7 @@ SearchResult search_multipath(Solver *s, int len) {
           t->active = slave_pick(s, t, lpath, ln, len);
         }
       }
-      th[0].pn = fpn ? fpn : 1; /* the leader's own node: the end of its path (seed 004 §3.3.3) */
+      th[0].pn = fpn ? fpn : 1; /* the leader's own node: the end of its path (the multi-path paper §3.3.3) */
       th[0].dn = fdn ? fdn : 1;
     }
     PseudoThread *t = &th[turn];

@@ -3,7 +3,7 @@
  *
  * dfpn.c   the df-pn engine: node expansion, proof / disproof pieces,
  *          repetition handling, length budgets, 無駄合 candidates
- * pds.c    PDS and the multi-path simultaneous search (seed 004) on the same engine
+ * pds.c    PDS and the multi-path simultaneous search (the multi-path paper) on the same engine
  * pv.c     exact length, main line, line verification
  * solver.c the public API
  */

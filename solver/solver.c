@@ -13,7 +13,7 @@ void solver_options_default(SolverOptions *o) {
   o->use_mate1 = true;
   o->futile_rule = true;
   o->prove_exact = true;
-  /* seed 004: two pseudo-threads with table probes weighted 0.05 gave its best
+  /* the multi-path paper: two pseudo-threads with table probes weighted 0.05 gave its best
    * speed-up (fig. 5), base 1000 nodes (fig. 4), leader priority 1.25-1.5 (fig. 7) */
   o->mp_threads = 2;
   o->mp_base = 1000;

@@ -1,6 +1,6 @@
 /*
  * solver.h - forward tsume-shogi search: df-pn with a transposition table,
- * exact main lines, and the PDS / multi-path variants of seed 004.
+ * exact main lines, and the PDS / multi-path variants of the multi-path paper.
  *
  * Rules (design.md §2): the side to move in the given position is the
  * attacker (sente or gote). Every attacker move gives check; the defender
@@ -80,7 +80,7 @@ typedef struct {
   bool futile_rule;    /* 無駄合 rule for lengths and main lines (default true) */
   bool prove_exact;    /* prove the length exact and build the main line (default true) */
   volatile int *stop;  /* when non-NULL and *stop != 0 the search stops soon (e.g. USI "stop") */
-  /* multi-path (seed 004) parameters; solver_options_default sets the seed's best values */
+  /* multi-path (the multi-path paper) parameters; solver_options_default sets the seed's best values */
   int mp_threads;      /* pseudo-threads including the leader (2) */
   int mp_base;         /* base budget in expanded nodes per turn (1000) */
   double mp_leader;    /* leader priority: its budget is multiplied by this (1.5) */

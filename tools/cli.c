@@ -133,7 +133,8 @@ static bool has_sfen_ext(const char *a) {
 static bool cli_arg_is_file(const char *a) {
   struct stat st;
   if (stat(a, &st) == 0 || strchr(a, '.')) return true;
-  return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0;
+  return !strchr(a, '/') && strncmp(a, "startpos", 8) != 0 && strncmp(a, "sfen", 4) != 0 &&
+         strncmp(a, "position ", 9) != 0;
 }
 
 /* Does the word look like one USI move (7g7f, 8h2b+, G*5b)? */
@@ -144,7 +145,21 @@ static bool cli_word_is_usi_move(const char *w) {
   return sq2 && (n == 4 || (n == 5 && w[4] == '+')) && w[0] >= '1' && w[0] <= '9' && w[1] >= 'a' && w[1] <= 'i';
 }
 
+int cli_problem_count(int argc, char **argv) {
+  if (argc < 1 || !cli_arg_is_file(argv[0]) || !strcmp(argv[0], "-")) return 1; /* standard input is read once */
+  Position pos;
+  SourceRecord info;
+  TsError err;
+  source_load_record(argv[0], 0, &pos, NULL, &info, &err);
+  return info.count > 1 ? info.count : 1;
+}
+
 int cli_load_position_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err) {
+  return cli_load_position_line_at(argc, argv, 0, used, pos, line, err);
+}
+
+int cli_load_position_line_at(int argc, char **argv, int index, int *used, Position *pos, SourceLine *line,
+                              TsError *err) {
   ts_error_clear(err);
   *used = 0;
   if (line) line->n = 0;
@@ -152,7 +167,7 @@ int cli_load_position_line(int argc, char **argv, int *used, Position *pos, Sour
   const char *a = argv[0];
   if (cli_arg_is_file(a)) {
     *used = 1;
-    return source_load_file(a, pos, line, err);
+    return source_load_record(a, index, pos, line, NULL, err);
   }
   /* A SFEN given as several words: board, side, hands, [ply]; then, as in a
    * .sfen file, "moves" and the USI moves (words that look like moves). The
@@ -200,10 +215,15 @@ static void line_unused_note(const char *arg, const SourceLine *line) {
 }
 
 int cli_load_position(int argc, char **argv, int *used, Position *pos, TsError *err) {
+  return cli_load_position_at(argc, argv, 0, used, pos, err);
+}
+
+int cli_load_position_at(int argc, char **argv, int index, int *used, Position *pos, TsError *err) {
   SourceLine *line = malloc(sizeof *line);
   if (!line) return ts_error_set(err, TS_ERR_NOMEM, "", 0, 0, "out of memory");
-  int rc = cli_load_position_line(argc, argv, used, pos, line, err);
-  if (!rc) line_unused_note(argv[0], line);
+  int rc = cli_load_position_line_at(argc, argv, index, used, pos, line, err);
+  /* a list of problems with their lines (an export) is no SFEN with moves to play first */
+  if (!rc && cli_problem_count(argc, argv) == 1) line_unused_note(argv[0], line);
   free(line);
   return rc;
 }
@@ -215,7 +235,12 @@ int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *e
 }
 
 int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err) {
-  int rc = cli_load_position_line(argc, argv, used, pos, line, err);
+  return cli_load_problem_line_at(argc, argv, 0, used, pos, line, err);
+}
+
+int cli_load_problem_line_at(int argc, char **argv, int index, int *used, Position *pos, SourceLine *line,
+                             TsError *err) {
+  int rc = cli_load_position_line_at(argc, argv, index, used, pos, line, err);
   if (!rc) rc = pos_validate_problem(pos, cli_arg_is_file(argv[0]) ? argv[0] : "<sfen>", err);
   if (rc) return rc;
   /* a line that does not start with the attacker's check is no mating line (e.g. a game record) */

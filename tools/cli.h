@@ -82,6 +82,16 @@ int cli_load_problem(int argc, char **argv, int *used, Position *pos, TsError *e
  * (a game record) is dropped: line->n = 0. */
 int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, SourceLine *line, TsError *err);
 
+/* The problems a position argument names: several for a KIF of several records or a
+ * .sfen list (source_load_record), else 1. The _at variants of the loaders below read
+ * problem `index` (0-based) of such a file; the others read the first. */
+int cli_problem_count(int argc, char **argv);
+int cli_load_position_line_at(int argc, char **argv, int index, int *used, Position *pos, SourceLine *line,
+                              TsError *err);
+int cli_load_position_at(int argc, char **argv, int index, int *used, Position *pos, TsError *err);
+int cli_load_problem_line_at(int argc, char **argv, int index, int *used, Position *pos, SourceLine *line,
+                             TsError *err);
+
 /* Worker threads when --threads is not given: the processors online, at most WORKERS_MAX. */
 int cli_default_threads(void);
 

@@ -265,7 +265,7 @@ int cmd_bench(int argc, char **argv) {
         printf("%-10s %8d %12llu %14.3f %14.3f\n", solver_algo_name(ALGOS[k]), t[k].solved,
                (unsigned long long)t[k].ms, t[k].ms ? (double)t[1].ms / (double)t[k].ms : 0.0,
                t[k].ms ? (double)t[0].ms / (double)t[k].ms : 0.0);
-      /* geometric mean of per-problem speed-ups over PDS, as in seed 004 */
+      /* geometric mean of per-problem speed-ups over PDS, as in the multi-path paper */
       for (int k = 0; k < 3; k++) {
         double lg = 0;
         int cnt = 0;

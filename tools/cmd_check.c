@@ -51,9 +51,12 @@ static const char CHECK_HELP[] =
     "other kinds of file are named on stderr and skipped), a TSV\n"
     "whose header line (it may begin with '#') names a 'sfen' column and optionally\n"
     "'id' and 'solution_usi', a .sfen list (one SFEN a line, optionally followed by\n"
-    "\" moves <usi>...\"), or a SFEN on the command line (followed by \"moves <usi>...\"\n"
-    "as in a .sfen file, in the same argument or in the words after it). Files may\n"
-    "hold at most 64 MiB, lines at most 2048 moves.\n"
+    "\" moves <usi>...\", or a line of `tsume export --sfen`: SFEN, length, flags, moves\n"
+    "between tabs), a KIF of several records each starting with its #KIF line (export\n"
+    "--kif-file: a problem per record, named FILE:LINE), or a SFEN on the command line\n"
+    "(followed by \"moves <usi>...\" as in a .sfen file, in the same argument or in the\n"
+    "words after it), a USI line \"position sfen <SFEN> moves ...\" or \"position startpos\",\n"
+    "or - (standard input). Files may hold at most 64 MiB, lines at most 2048 moves.\n"
     "  --line \"USI...\"      the intended line (one problem only)\n"
     "  --json               one JSON object per problem and line, then a summary object:\n"
     "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
@@ -139,9 +142,9 @@ static void item_error(CheckItem *it, const TsError *err) {
   if (!it->status) it->status = 2;
 }
 
-/* The line s (USI moves) from pos into a new array; on an illegal move, says
- * when the line goes on past mate. `where`, `lineno` and `col0` place the
- * text in its file (col0: the column of s[0], 1-based). */
+/* The line s (USI moves) from pos into a new array (usi_line_parse: an illegal
+ * move after a mate says the line goes on past mate). `where`, `lineno` and
+ * `col0` place the text in its file (col0: the column of s[0], 1-based). */
 static int parse_usi_line(const Position *pos, const char *s, const char *where, int lineno, int col0, Move **out,
                           int *n, TsError *err) {
   *out = NULL;
@@ -154,15 +157,6 @@ static int parse_usi_line(const Position *pos, const char *s, const char *where,
     int col = err->column;
     char msg[sizeof err->msg];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    if (rc == TS_ERR_ILLEGAL) {
-      Position p = *pos;
-      for (int i = 0; i < k; i++) {
-        Undo u;
-        pos_do_move(&p, mv[i], &u);
-      }
-      if (k > 0 && pos_is_mate(&p))
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ": the line goes on past mate (mate after move %d)", k);
-    }
     free(mv);
     if (lineno == 0) /* not in a file: the column alone would read as a line number */
       return ts_error_set(err, rc, where, 0, 0, "column %d: %s", col ? col0 + col - 1 : 0, msg);
@@ -231,7 +225,7 @@ static bool is_solution_column(const char *c) {
 /* A TSV: its header line names the columns (sfen required; id, solution_usi optional). */
 static void load_tsv(CheckList *l, const char *path, const char *text, size_t len) {
   size_t i = 0, b, e;
-  int lineno = 0, c_id = -1, c_sfen = -1, c_sol = -1;
+  int lineno = 0, c_id = -1, c_sfen = -1, c_sol = -1, rows = 0;
   size_t fb[TSV_FIELDS], fe[TSV_FIELDS];
   TsError err;
   ts_error_clear(&err);
@@ -258,6 +252,7 @@ static void load_tsv(CheckList *l, const char *path, const char *text, size_t le
       return;
     }
     if (text[b] == '#') continue;
+    rows++;
     int nf = split_fields(text, b, e, false, fb, fe, TSV_FIELDS);
     char id[256];
     if (c_id >= 0 && c_id < nf && fe[c_id] > fb[c_id])
@@ -309,10 +304,12 @@ static void load_tsv(CheckList *l, const char *path, const char *text, size_t le
     if (!it) return;
     ts_error_set(&err, TS_ERR_PARSE, path, lineno ? lineno : 1, 0, "no header line naming a 'sfen' column");
     item_error(it, &err);
+  } else if (rows == 0) { /* nothing found: exit status 1 */
+    cli_message("check", "%s: no problem in it (a header line and no row)", path);
   }
 }
 
-/* A .sfen list: one SFEN a line, optionally " moves <usi>...". */
+/* A .sfen list: one SFEN a line, optionally " moves <usi>..." or an export line's fields. */
 static void load_sfen_list(CheckList *l, const char *path, const char *text, size_t len) {
   size_t i = 0, b, e;
   int lineno = 0, count = 0;
@@ -322,11 +319,8 @@ static void load_sfen_list(CheckList *l, const char *path, const char *text, siz
   }
   TsError err;
   ts_error_clear(&err);
-  if (count == 0) {
-    CheckItem *it = list_add(l, path);
-    if (!it) return;
-    ts_error_set(&err, TS_ERR_PARSE, path, 1, 0, "no SFEN line in the file");
-    item_error(it, &err);
+  if (count == 0) { /* nothing found, as in an empty folder or a TSV of a header alone: exit status 1 */
+    cli_message("check", "%s: no problem in it (no SFEN line)", path);
     return;
   }
   while (next_line(text, len, &i, &b, &e)) {
@@ -342,47 +336,53 @@ static void load_sfen_list(CheckList *l, const char *path, const char *text, siz
       snprintf(id, sizeof id, "%s:%d", path, lineno);
     CheckItem *it = list_add(l, id);
     if (!it) return;
-    char *buf = malloc(e - s + 1);
-    if (!buf) {
+    /* the line as a .sfen text of one line: " moves" or an export line's fields */
+    Move *mv = malloc(CHECK_LINE_CAP * sizeof *mv);
+    if (!mv) {
       l->nomem = 1;
       return;
     }
-    memcpy(buf, text + s, e - s);
-    buf[e - s] = 0;
-    if (memchr(buf, 0, e - s)) {
-      ts_error_set(&err, TS_ERR_PARSE, path, lineno, 0, "NUL byte");
-      item_error(it, &err);
-      free(buf);
-      continue;
-    }
-    char *mv = strstr(buf, " moves");
-    if (mv && mv[6] && mv[6] != ' ' && mv[6] != '\t') mv = NULL;
-    if (mv) *mv = 0;
-    int rc = sfen_parse(buf, &it->pos, path, &err);
+    int n = 0;
+    int rc = sfen_text_parse(text + b, e - b, path, &it->pos, mv, CHECK_LINE_CAP, &n, &err);
     if (!rc) rc = pos_validate_problem(&it->pos, path, &err);
     if (rc) {
       err.line = lineno;
-      if (err.column) err.column += (int)(s - b);
       item_error(it, &err);
-    } else if (mv && parse_usi_line(&it->pos, mv + 6, path, lineno, (int)(mv + 6 - buf + (s - b)) + 1, &it->line,
-                                    &it->n, &err)) {
-      item_error(it, &err);
+      free(mv);
+    } else if (n > 0) {
+      it->line = mv;
+      it->n = n;
+    } else {
+      free(mv);
     }
-    free(buf);
   }
 }
 
-/* One problem file (KIF, KIFU, CSA, or other text source.h recognises). */
-static void load_problem_file(CheckList *l, const char *path) {
-  CheckItem *it = list_add(l, path);
-  if (!it) return;
+/* Record k of a problem file into the list (*info: the file's records, set by the first);
+ * text, when not NULL, is the file's text already read (standard input). */
+static void load_problem_record(CheckList *l, const char *path, const char *text, size_t len, int k,
+                                SourceRecord *info) {
   SourceLine *sl = malloc(sizeof *sl);
   if (!sl) {
     l->nomem = 1;
     return;
   }
   TsError err;
-  int rc = source_load_file(path, &it->pos, sl, &err);
+  Position pos;
+  pos_clear(&pos);
+  int rc = text ? source_load_text(path, text, len, k, &pos, sl, info, &err)
+               : source_load_record(path, k, &pos, sl, info, &err);
+  char id[300];
+  if (info->count > 1)
+    snprintf(id, sizeof id, "%s:%d", path, info->first_line);
+  else
+    snprintf(id, sizeof id, "%s", path);
+  CheckItem *it = list_add(l, id);
+  if (!it) {
+    free(sl);
+    return;
+  }
+  it->pos = pos;
   if (!rc) rc = pos_validate_problem(&it->pos, path, &err);
   if (rc) {
     item_error(it, &err);
@@ -396,6 +396,27 @@ static void load_problem_file(CheckList *l, const char *path) {
     }
   }
   free(sl);
+}
+
+/* One problem file (KIF, KIFU, CSA, or other text source.h recognises); a KIF of several
+ * records is a problem per record, named PATH:LINE (the line its record starts on). */
+static void load_problem_file(CheckList *l, const char *path) {
+  SourceRecord info = {.count = 1};
+  if (strcmp(path, "-")) {
+    for (int k = 0; k < info.count && !l->nomem; k++) load_problem_record(l, path, NULL, 0, k, &info);
+    return;
+  }
+  /* standard input, read once: its problems as a file's, by its text's format */
+  char *text;
+  size_t len;
+  TsError err;
+  if (source_read_file("-", &text, &len, &err)) {
+    CheckItem *it = list_add(l, "<stdin>");
+    if (it) item_error(it, &err);
+    return;
+  }
+  for (int k = 0; k < info.count && !l->nomem; k++) load_problem_record(l, "<stdin>", text, len, k, &info);
+  free(text);
 }
 
 static void load_path(CheckList *l, const char *path, bool from_dir);
@@ -450,6 +471,7 @@ static void load_dir(CheckList *l, const char *path) {
     n++;
   }
   closedir(d);
+  if (!n && !l->nomem) cli_message("check", "%s: no problem file in it (nothing to check)", path);
   if (n) qsort(names, n, sizeof *names, name_cmp);
   for (size_t i = 0; i < n; i++) {
     if (!l->nomem) load_path(l, names[i], true);
@@ -517,7 +539,10 @@ static void *check_worker(void *arg) {
       if (!k) k = check_create(r->opt);
       if (!k) {
         it->status = 3;
-        it->error = str_dup("out of memory: cannot allocate a checker's table");
+        char msg[160];
+        snprintf(msg, sizeof msg, "out of memory: cannot allocate a checker's table of %zu MB (--hash %zu): give a "
+                 "smaller --hash", r->opt->hash_mb, r->opt->hash_mb);
+        it->error = str_dup(msg);
       } else {
         /* each problem from an empty table, so that what a checker saw before
          * (which depends on how the problems were shared among the threads)
@@ -824,7 +849,7 @@ static void print_summary(const CheckOut *o, uint64_t wall_ms) {
 static bool arg_is_sfen(const char *a) {
   struct stat st;
   if (stat(a, &st) == 0 || strchr(a, '.')) return false;
-  return strchr(a, '/') != NULL || !strncmp(a, "startpos", 8) || !strncmp(a, "sfen", 4);
+  return strchr(a, '/') != NULL || !strncmp(a, "startpos", 8) || !strncmp(a, "sfen", 4) || !strncmp(a, "position ", 9);
 }
 
 int cmd_check(int argc, char **argv) {

@@ -1,5 +1,5 @@
 /*
- * tsume compose - a flawed diagram made a complete work (seed 003's improvement
+ * tsume compose - a flawed diagram made a complete work (the composition paper's improvement
  * loop with the flaw checker as the judge), or every complete work ending in a
  * mate picture (--from-mate). The library side is composer/compose.h.
  */
@@ -32,23 +32,30 @@ int cli_load_problem_line(int argc, char **argv, int *used, Position *pos, Sourc
 static const char COMPOSE_HELP[] =
     "usage: tsume compose [options] <SFEN|problem file>\n"
     "       tsume compose --from-mate [options] <SFEN|file of a mate position>\n"
-    "Improves a diagram into a complete work (seed 003 §4.4): a priority line (fewest\n"
-    "pieces left in hand, then longest), roleless pieces deleted, a piece added by\n"
-    "Table 1 (by the number of 余詰) on §4.3's squares, deleted again, pieces replaced\n"
-    "keeping their roles (one, or two at once); each candidate judged by the flaw\n"
-    "checker and kept when better by §4.4's order (fewer flaws while more than 3, a\n"
-    "longer mate, fewer flaws, more pieces). The defender's hand is every piece not\n"
-    "on the board or in the attacker's hand.\n"
-    "  --seed N          random choices (default 1): the same seed, the same run\n"
+    "Improves a diagram into a complete work, step by step: it takes the line with the\n"
+    "fewest pieces left in the attacker's hand (then the longest), deletes pieces that\n"
+    "play no part in it, adds a piece where a flaw's alternative mate could be stopped\n"
+    "(a guard of the squares the king escapes to or a check comes from, the kind chosen\n"
+    "by how many 余詰 there are), deletes it again, or replaces pieces (one, or two at\n"
+    "once) by others that do the same work along the line. Each candidate is judged by\n"
+    "the flaw checker and kept when it is better: fewer flaws while there are more than\n"
+    "3, then a longer mate, then fewer flaws, then more pieces (docs/composing.md; the\n"
+    "method is the composition paper's, cited in docs/design.md). The defender's hand\n"
+    "is every piece not on the board or in the attacker's hand.\n"
+    "  --seed N          random choices (default 1). A run repeats exactly when it is\n"
+    "                    stopped by --iterations (or --restarts): the same seed, the same\n"
+    "                    steps, the same work. A time budget stops it wherever the\n"
+    "                    machine's speed has brought it, so two timed runs may differ\n"
     "  --time-ms T       time budget of the whole command, set-up and output included\n"
     "                    (default 600000; 0: none). A checker question in progress when\n"
     "                    it ends is stopped; what was found so far is the result\n"
     "  --iterations N    iteration budget, N >= 1 (default: none)\n"
-    "  --stall N         restart after N iterations without a better diagram (default 300):\n"
-    "                    from the best complete work, from the input, in turn, each changed\n"
-    "                    by one to three random steps (the same --seed, the same steps)\n"
+    "  --stall N         restart after N iterations without a better diagram (default 300;\n"
+    "                    0: never restart): from the best complete work, from the input, in\n"
+    "                    turn, each changed by one to three random steps (the same --seed,\n"
+    "                    the same steps)\n"
     "  --restarts N      also stop after N restarts in a row without a better complete\n"
-    "                    work (default: no such cap; the run stops at its budget)\n"
+    "                    work (default, and 0: no such cap; the run stops at its budget)\n"
     "  --keep-king       keep the attacker's king (by default it is taken off when the\n"
     "                    diagram stays a mate: a tsume problem has none)\n"
     "  --threads N       N runs with seeds N, N+1, ... side by side; the best is kept (default 1)\n"
@@ -58,9 +65,13 @@ static const char COMPOSE_HELP[] =
     "  --keep-line \"USI\" 手順法: this line stays the line judged; the diagram changes around it\n"
     "  --out FILE        write the result as KIF to FILE (.kifu UTF-8, else Shift_JIS); it is\n"
     "                    rewritten (temporary file + rename) at every better work, so a killed\n"
-    "                    run leaves its best so far; without --out the KIF goes to stdout (UTF-8)\n"
-    "  --history FILE    every accepted step as a JSON line; a failed write stops the run\n"
-    "                    (its work is still written), exit status 3\n"
+    "                    run leaves its best so far; without --out, or with --out -, the KIF\n"
+    "                    goes to stdout (UTF-8)\n"
+    "  --history FILE    every accepted step as a JSON line (- : stdout); a failed write stops\n"
+    "                    the run (its work is still written), exit status 3\n"
+    "  --force           --out and --history may replace a file that exists (never the input\n"
+    "                    diagram: that is refused, exit status 2, as an existing file is\n"
+    "                    without --force)\n"
     "  --db PATH         also store the result (--from-mate: every work) as records of the\n"
     "                    problem database PATH (created when absent, material \"compose\"),\n"
     "                    with the checker's flags, for tsume query / export / verify\n"
@@ -154,7 +165,8 @@ static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool
   kif_header_add(&rec, "作品名", complete ? "tsume compose 完全作" : "tsume compose 改良図");
   kif_header_add(&rec, "作者", by);
   kif_header_add(&rec, "手数", num);
-  kif_header_add(&rec, "完全性", complete ? "完全作" : check_verdict_name(rep->verdict));
+  char verdict[160];
+  kif_header_add(&rec, "完全性", kifvar_completeness(rep, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   static char ftext[8192];
   flaws_text(rep, pos, ftext, sizeof ftext);
@@ -299,7 +311,7 @@ static int outputs_probe(Shared *sh, bool history) {
     if (st) return st;
   }
   if (history && sh->history_path) {
-    sh->history = fopen(sh->history_path, "w");
+    sh->history = strcmp(sh->history_path, "-") ? fopen(sh->history_path, "w") : stdout;
     if (!sh->history) {
       cli_message("compose", "%s: %s", sh->history_path, strerror(errno));
       return 3;
@@ -460,6 +472,16 @@ static void *mate_main(void *arg) {
   return NULL;
 }
 
+/* --max-pieces below the input's own count could never be met: refused before the search (exit 2). */
+static int pieces_allowed(const Position *pos, Color attacker, int max_pieces, const char *what) {
+  int pieces = bb_popcount(pos_occupied(pos)) + hand_total(pos->hand[attacker]);
+  if (!max_pieces || pieces <= max_pieces) return 0;
+  return cli_usage_error("compose",
+                         "--max-pieces %d is below the %s's own %d pieces (on the board, kings included, and in the "
+                         "attacker's hand): give at least %d",
+                         max_pieces, what, pieces, pieces);
+}
+
 static int run_from_mate(Shared *sh, const Position *mate, int max_moves, int max_pieces, uint64_t max_works) {
   MateJob *j = calloc(1, sizeof *j);
   if (!j) return 3;
@@ -580,7 +602,7 @@ int cmd_compose(int argc, char **argv) {
   check_options_default(&sh->ck);
   sh->ck.call_nodes = 300000;
   sh->threads = 1;
-  bool from_mate = false;
+  bool from_mate = false, force = false;
   int max_moves = 7;
   uint64_t max_works = 0;
   const char *keep_text = NULL;
@@ -597,7 +619,7 @@ int cmd_compose(int argc, char **argv) {
       {"from-mate", no_argument, NULL, 'f'},      {"max-moves", required_argument, NULL, 'm'},
       {"max-works", required_argument, NULL, 'w'}, {"restarts", required_argument, NULL, 'R'},
       {"keep-king", no_argument, NULL, 'K'},      {"db", required_argument, NULL, 'D'},
-      {NULL, 0, NULL, 0}};
+      {"force", no_argument, NULL, 'F'},          {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   static const CliRange RANGE[] = {
@@ -633,7 +655,8 @@ int cmd_compose(int argc, char **argv) {
       }
       break;
     case 'k': keep_text = optarg; break;
-    case 'o': sh->out_path = optarg; break;
+    case 'o': sh->out_path = strcmp(optarg, "-") ? optarg : NULL; break; /* "-": standard output */
+    case 'F': force = true; break;
     case 'H': sh->history_path = optarg; break;
     case 'D': sh->db_path = optarg; break;
     case 'n': sh->ck.call_nodes = v; break;
@@ -657,6 +680,14 @@ int cmd_compose(int argc, char **argv) {
   Position pos;
   TsError err;
   static SourceLine src;
+  /* an output file is never the input, nor a file that exists unless --force */
+  const char *inputs[2] = {i < argc ? argv[i] : NULL, sh->db_path};
+  const char *outs[2][2] = {{sh->out_path, "--out"}, {sh->history_path, "--history"}};
+  for (int k = 0; k < 2; k++)
+    if (outs[k][0] && outfile_target_check(outs[k][0], outs[k][1], force, inputs, 2, &err)) {
+      status = cli_usage_error("compose", "%s", err.msg);
+      goto out;
+    }
   if (from_mate) {
     int rc = cli_load_position(argc - i, argv + i, &used, &pos, &err);
     if (rc) {
@@ -667,6 +698,7 @@ int cmd_compose(int argc, char **argv) {
       status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
       goto out;
     }
+    if ((status = pieces_allowed(&pos, color_flip(pos.side), sh->co.max_pieces, "mate picture"))) goto out;
     if ((status = outputs_probe(sh, false))) goto out;
     status = run_from_mate(sh, &pos, max_moves, sh->co.max_pieces, max_works);
     goto out;
@@ -676,6 +708,9 @@ int cmd_compose(int argc, char **argv) {
     status = cli_fail("compose", &err);
     goto out;
   }
+  int count = cli_problem_count(argc - i, argv + i);
+  if (count > 1) cli_message("compose", "%s holds %d problems: composing from the first", argv[i], count);
+  if ((status = pieces_allowed(&pos, pos.side, sh->co.max_pieces, "diagram"))) goto out;
   if (i + used != argc) {
     status = cli_usage_error("compose", "unexpected argument '%s'", argv[i + used]);
     goto out;
@@ -739,7 +774,9 @@ int cmd_compose(int argc, char **argv) {
       cli_message("compose", "%s", ws[0].res.report.message[0] ? ws[0].res.report.message : "not a problem position");
       status = 2;
     } else {
-      cli_message("compose", "out of memory");
+      cli_message("compose", "out of memory: cannot allocate the checker's table of %zu MB (--hash %zu) for each of "
+                             "%d thread(s): give a smaller --hash",
+                  sh->ck.hash_mb, sh->ck.hash_mb, sh->threads);
       status = 3;
     }
     for (int k = 0; k < sh->threads; k++) compose_result_free(&ws[k].res);
@@ -836,7 +873,7 @@ out:
   }
   if (sh->history) {
     bool bad = ferror(sh->history) != 0;
-    if ((fclose(sh->history) != 0 || bad) && !sh->history_failed) {
+    if (((sh->history == stdout ? fflush(sh->history) : fclose(sh->history)) != 0 || bad) && !sh->history_failed) {
       cli_message("compose", "%s: write failed", sh->history_path);
       if (status < 3) status = 3;
     } else if (sh->history_failed && status < 3) {

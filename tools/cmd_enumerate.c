@@ -43,7 +43,7 @@ static const char ENUM_HELP[] =
     "on another square of the same line to the king), or its line rejoins the main\n"
     "line at the same ply: 手順前後 (tejun-zengo: the same attacker moves in another\n"
     "order) or 迂回 (ukai: other moves). These three are flagged and tolerated as\n"
-    "キズ, as in seed 003. A problem whose main line ends with 駒余り is also flagged\n"
+    "キズ, as the composition paper counts them (docs/design.md). A problem whose main line ends with 駒余り is also flagged\n"
     "henchou (変長) when a defence 2 or 4 plies shorter ends with the hand empty.\n"
     "It is flagged futile-cut (not complete) when its main line reaches a defender\n"
     "position whose only replies are drops futile at the remaining length, none of\n"
@@ -115,9 +115,10 @@ static const char ENUM_HELP[] =
     "                      batches) shrink with it. Peak RSS stays under it from\n"
     "                      about 32 MB up while the table fits in memory\n"
     "  --concrete          un-move and classify every concrete position of a record\n"
-    "                      on its own, not through the record (seed 002's extended\n"
-    "                      positions): the reference path, slower, with the same\n"
-    "                      database and figures\n";
+    "                      on its own, not through the record that stands for all\n"
+    "                      the squares of its free piece (an extended position,\n"
+    "                      docs/enumerator.md): the reference path, slower, with the\n"
+    "                      same database and figures\n";
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
@@ -237,7 +238,7 @@ static int store_generation(TsDb *db, const RetroStats *st, const char *spec, in
   return rc;
 }
 
-/* enumerate --stats: time per phase, the table, seed 002's tests per layer, memory and disk; resumed: the
+/* enumerate --stats: time per phase, the table, the enumeration paper's tests per layer, memory and disk; resumed: the
  * table was read from the checkpoint (its mates and layers times are the run's before). */
 static void print_stats(TsDb *db, const RetroStats *st, const TsDbBulkStats *bs, uint64_t t0, uint64_t t1,
                         uint64_t t2, bool resumed) {
@@ -718,6 +719,15 @@ static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *b
  * and rank 0 see (one machine, or a shared folder on a cluster). A failure on
  * any rank stops them all (exit 3).
  */
+/* Removes path and its LMDB lock file when yes (a file this run made and has no use for). */
+static void remove_made(const char *path, bool yes) {
+  if (!yes) return;
+  char lk[4096];
+  snprintf(lk, sizeof lk, "%s-lock", path);
+  unlink(path);
+  unlink(lk);
+}
+
 static int enumerate_mpi(const EnumOpts *opts) {
   int rank = 0, nranks = 1;
   if (retro_mpi_init(NULL, NULL, &rank, &nranks)) {
@@ -729,16 +739,30 @@ static int enumerate_mpi(const EnumOpts *opts) {
   int here = retro_mpi_machine_ranks();
   if (!mo.mem_given && here > 1) mo.mem_mb = mo.mem_mb / (uint64_t)here > 64 ? mo.mem_mb / (uint64_t)here : 64;
   const EnumOpts *o = &mo;
+  /* refused before a file is made: a refused run leaves nothing */
+  if (o->mat.count[ROOK] || o->mat.count[BISHOP] || o->mat.count[LANCE]) {
+    int st = 2;
+    if (rank == 0)
+      st = cli_usage_error("enumerate", "--mpi takes a material without ranging pieces (R, B, L); %s has one: run it "
+                                        "without --mpi",
+                           o->spec);
+    retro_mpi_finalize();
+    return st;
+  }
   char shard[4096];
   snprintf(shard, sizeof shard, "%s.shard-%d", o->path, rank);
   TsDbWriterLock *lock = NULL, *slock = NULL;
   TsDb *db = NULL, *sdb = NULL;
   int st = 0;
+  /* a database this run makes is removed again when the run fails before its table is kept */
+  bool db_made = rank == 0 && access(o->path, F_OK) != 0, table_kept = false;
   if (rank == 0) st = open_target(o, o->path, false, &lock, &db);
   if (!st) st = open_target(o, shard, true, &slock, &sdb);
   if (!retro_mpi_all_ok(st == 0)) {
     tsdb_close(sdb);
     tsdb_close(db);
+    remove_made(shard, true);
+    remove_made(o->path, db_made && st != 0 && db); /* not another writer's file */
     tsdb_writer_unlock(slock);
     tsdb_writer_unlock(lock);
     retro_mpi_finalize();
@@ -771,7 +795,7 @@ static int enumerate_mpi(const EnumOpts *opts) {
     if (lrc != TS_OK && lrc != TS_ERR_NOTFOUND)
       fprintf(stderr, "tsume enumerate: rank %d: %s: %s\n", rank, ckpt, cerr.msg);
     /* all or none: the shares are one table */
-    loaded = retro_mpi_all_ok(lrc == TS_OK);
+    loaded = table_kept = retro_mpi_all_ok(lrc == TS_OK);
     if (!loaded && lrc == TS_OK) retro_checkpoint_unload(r);
     if (rank == 0)
       fprintf(stderr, loaded ? "resuming: the table read from the %d ranks' checkpoints (%s, ...) in %.1f s\n"
@@ -787,6 +811,7 @@ static int enumerate_mpi(const EnumOpts *opts) {
     if (retro_checkpoint_save(r, ckpt, &cerr))
       fprintf(stderr, "tsume enumerate: rank %d: %s: %s; a resumed run will make the table again\n", rank, ckpt,
               cerr.msg);
+    table_kept = true;
   }
   rc = retro_gather_distributed(r, o->mpi_table, &err);
   if (!retro_mpi_all_ok(rc == 0)) goto fail;
@@ -887,6 +912,8 @@ fail:
   retro_free(r);
   tsdb_close(sdb);
   tsdb_close(db);
+  remove_made(shard, true); /* made again by every run */
+  remove_made(o->path, db_made && !table_kept);
   tsdb_writer_unlock(slock);
   tsdb_writer_unlock(lock);
   retro_mpi_finalize();

@@ -26,8 +26,10 @@ static const char EXPORT_HELP[] =
     "  --kif DIR        one KIF file per problem, DIR/<material>-<N>te-<id>.kif (CP932, as\n"
     "                   柿木将棋 and ShogiGUI expect; --utf8 writes .kifu in UTF-8)\n"
     "  --kif-file F     every problem in one file, records one after another (F ending in\n"
-    "                   .kifu is UTF-8, otherwise CP932)\n"
-    "  --sfen F         one line per problem: SFEN, length, flags, main line (USI)\n"
+    "                   .kifu is UTF-8, otherwise CP932; - is stdout, in UTF-8)\n"
+    "  --sfen F         one line per problem: SFEN, length, flags, main line (USI), separated\n"
+    "                   by tabs (- is stdout). A file F that exists is refused (exit status\n"
+    "                   2) unless --force; the database itself always is\n"
     "  --html DIR       an HTML book that works offline: DIR/index.html lists the works (500 a\n"
     "                   page: diagram, length, flags, pieces; filter by length and flag; the\n"
     "                   length histogram), DIR/w/NNNN/<id>.html shows each work's 図面, its\n"
@@ -84,27 +86,6 @@ typedef struct {
 
 #define EXPORT_MAX_BRANCHES 100
 
-/* 完全性: the checker's verdict, and the tolerated キズ of a complete work in brackets. */
-static const char *completeness(const CheckReport *r, char *buf, size_t n) {
-  if (r->verdict == CHECK_COMPLETE) {
-    size_t k = (size_t)snprintf(buf, n, "完全作");
-    int m = 0;
-    bool seen[FLAW_KIND_NB] = {false};
-    for (int i = 0; i < r->nflaws && k < n; i++) {
-      FlawKind kind = r->flaws[i].kind;
-      if (seen[kind]) continue;
-      seen[kind] = true;
-      k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", check_flaw_name_ja(kind));
-    }
-    if (m && k < n) snprintf(buf + k, n - k, "あり）");
-    return buf;
-  }
-  size_t k = 0;
-  for (int i = 0; i < r->nflaws && k < n; i++)
-    if (!r->flaws[i].tolerated && (k == 0 || !strstr(buf, check_flaw_name_ja(r->flaws[i].kind))))
-      k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "・" : "", check_flaw_name_ja(r->flaws[i].kind));
-  return k ? buf : "不完全";
-}
 
 /* Reads a written KIF back and replays its main line: legal, all checks, and it
  * must end in mate (only futile drops left counts as mate, the 無駄合 rule). */
@@ -181,7 +162,7 @@ static int export_one(const TsRecord *r, void *vctx) {
   kif_header_add(&rec, "作者", "tsume enumerate");
   kif_header_add(&rec, "手数", num);
   char verdict[160];
-  kif_header_add(&rec, "完全性", completeness(cr, verdict, sizeof verdict));
+  kif_header_add(&rec, "完全性", kifvar_completeness(cr, verdict, sizeof verdict));
   kif_header_add(&rec, "SFEN", sfen);
   KifNode *last;
   rc = kif_line_add(&rec, rec.root, line, n, KIF_SPECIAL_MATE, &last);
@@ -215,7 +196,7 @@ static int export_one(const TsRecord *r, void *vctx) {
     return x->rc = rc;
   }
   if (x->book) {
-    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = completeness(cr, verdict, sizeof verdict),
+    BookWork w = {.id = id, .pos = &pos, .length = (int)r->length, .flags = flags, .verdict = kifvar_completeness(cr, verdict, sizeof verdict),
                   .line = line, .line_len = n, .kif = bytes};
     rc = book_add(x->book, &w, &x->err);
     free(bytes);
@@ -329,7 +310,15 @@ static int export_main(int argc, char **argv) {
   }
   if (x.kif_file) {
     size_t l = strlen(x.kif_file);
-    x.utf8 = l > 5 && !strcmp(x.kif_file + l - 5, ".kifu");
+    x.utf8 = (l > 5 && !strcmp(x.kif_file + l - 5, ".kifu")) || !strcmp(x.kif_file, "-");
+  }
+  /* an output file is never the database, nor a file that exists unless --force; "-" is stdout */
+  if (x.kif_file || x.sfen_file) {
+    const char *inputs[1] = {path};
+    TsError terr;
+    if (outfile_target_check(x.kif_file ? x.kif_file : x.sfen_file, x.kif_file ? "--kif-file" : "--sfen", force,
+                             inputs, 1, &terr))
+      return cli_usage_error("export", "%s", terr.msg);
   }
   TsDb *db;
   TsError err;

@@ -18,18 +18,25 @@ static const char QUERY_HELP[] =
     "Lists the problems of an enumerated database: one per line, 'SFEN<TAB>length<TAB>flags'.\n"
     "  --moves N       only N-ply problems\n"
     "  --complete      only complete works (完全作)\n"
-    "  --flag F        only problems with flag F: complete, yozume, last-move-alt, komaamari,\n"
-    "                  hendou, henchou, minimal, higentei, tejun-zengo, ukai, futile-cut\n"
-    "                  (see `tsume enumerate --help` for each)\n"
+    "  --flag F        only problems with flag F (given again: with every one): complete,\n"
+    "                  yozume, hayazume, last-move-alt, komaamari, hendou, henchou,\n"
+    "                  higentei, tejun-zengo, ukai, minimal, futile-cut, unsettled, fuzume\n"
+    "                  (or nomate); the meaning of each is in docs/design.md. The flaws of\n"
+    "                  a given line only (illegal, not-check, not-mate, not-longest-defence)\n"
+    "                  are named as such: no stored problem has them. --complete with a\n"
+    "                  fatal flaw (yozume, komaamari, ...) is said to match nothing\n"
     "  --minimal       only minimal problems (no piece can go to the defender's hand)\n"
     "  --count         with --moves: the count alone on the last line; alone: a table of\n"
     "                  length x flag. On a database made with `enumerate --store complete`\n"
     "                  or `minimal` the counts are those of every problem enumerated (kept\n"
     "                  in the database), not only of the stored ones\n"
-    "  --both-mirrors  count a position and its mirror image separately (as seed 002 does);\n"
-    "                  a symmetric position counts once\n"
+    "  --both-mirrors  with --count: count a position and its mirror image separately; a\n"
+    "                  symmetric position counts once (the database stores one of the two,\n"
+    "                  and a listing shows what is stored)\n"
     "  --limit K       at most K problems (K >= 1)\n"
-    "  --json          one JSON object per problem (sfen, length, flags, root_mates, line)\n"
+    "  --json          one JSON object per problem (sfen, length, flags, root_mates, line);\n"
+    "                  with --count, one object: {\"count\":N} with --moves, else\n"
+    "                  {\"lengths\":[{\"length\":L,\"problems\":N,\"<flag>\":N,...}],\"total\":N}\n"
     "  --generation    the figures of the enumeration that made the database: per layer\n"
     "                  (plies to mate) the positions of that value in the retrograde table,\n"
     "                  余詰め判定 (attacker layers: a position reached again by un-moving, so\n"
@@ -202,7 +209,13 @@ static int query_main(int argc, char **argv) {
     case 'c': q.need |= TSDB_F_COMPLETE; break;
     case 'M': q.need |= TSDB_F_MINIMAL; break;
     case 'f':
-      if (!(b = dbutil_flag_parse(optarg))) return cli_usage_error("query", "unknown flag '%s'", optarg);
+      if (dbutil_flag_line_only(optarg)) {
+        cli_message("query", "--flag %s: a flaw of a given line (tsume check), which no stored problem has: nothing "
+                             "matches", optarg);
+        return 1;
+      }
+      if (!(b = dbutil_flag_parse(optarg)))
+        return cli_usage_error("query", "unknown flag '%s' (the names are in tsume query --help)", optarg);
       q.need |= b;
       break;
     case 'n': q.count_only = true; break;
@@ -214,6 +227,16 @@ static int query_main(int argc, char **argv) {
   }
   if (optind < argc) return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("query", "missing --db PATH");
+  if (q.both && !q.count_only)
+    return cli_usage_error("query", "--both-mirrors goes with --count (a listing shows the positions stored, one of "
+                                    "each mirror pair)");
+  if ((q.need & TSDB_F_COMPLETE) && (q.need & DB_FLAGS_NOT_COMPLETE)) {
+    char f[256];
+    dbutil_flags_format(q.need & DB_FLAGS_NOT_COMPLETE, f, sizeof f);
+    cli_message("query", "--complete and --flag %s exclude each other (a complete work has no such flaw): nothing "
+                         "matches", f);
+    return 1;
+  }
   q.limit = limit;
   TsDb *db;
   TsError err;
@@ -242,7 +265,23 @@ static int query_main(int argc, char **argv) {
     tsdb_close(db);
     return cli_fail("query", &err);
   }
-  if (q.count_only) {
+  if (q.count_only && q.json) {
+    if (have_moves) {
+      printf("{\"count\":%llu}\n", (unsigned long long)q.total);
+    } else {
+      printf("{\"lengths\":[");
+      bool first = true;
+      for (int len = 0; len < 1024; len++) {
+        if (!q.table[len][0]) continue;
+        printf("%s{\"length\":%d,\"problems\":%llu", first ? "" : ",", len, (unsigned long long)q.table[len][0]);
+        for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
+          printf(",\"%s\":%llu", DB_FLAG_NAMES[i].name, (unsigned long long)q.table[len][1 + i]);
+        printf("}");
+        first = false;
+      }
+      printf("],\"total\":%llu}\n", (unsigned long long)q.total);
+    }
+  } else if (q.count_only) {
     if (have_moves) {
       printf("%llu\n", (unsigned long long)q.total);
     } else {

@@ -1,5 +1,5 @@
 /*
- * tsume roles - the eight piece roles of seed 003 along a mating line (composer/roles.h).
+ * tsume roles - the eight piece roles of the composition paper along a mating line (composer/roles.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,10 +21,10 @@ int cli_solve_run(Solver *s, const Position *pos, int within, SolveResult *r);
 
 static const char ROLES_HELP[] =
     "usage: tsume roles [options] <SFEN|problem file>\n"
-    "Shows what every piece does along the main line (seed 003 §3): per ply and\n"
-    "square, the mate-state roles (after each check: checks C, blocks-escape E,\n"
-    "can-capture-checker X; at every ply: prevents-check S) and the move roles\n"
-    "(movable M, prevents-move P, can-capture T, can-be-captured B).\n"
+    "Shows what every piece does along the main line (the eight roles of\n"
+    "docs/composing.md): per ply and square, the mate-state roles (after each check:\n"
+    "checks C, blocks-escape E, can-capture-checker X; at every ply: prevents-check S)\n"
+    "and the move roles (movable M, prevents-move P, can-capture T, can-be-captured B).\n"
     "The line is the one given (--line, or the problem file's main line), else the\n"
     "solver's main line.\n"
     "  --line \"USI ...\"  the line to read the roles from (USI moves from the start)\n"
@@ -194,37 +194,43 @@ int cmd_roles(int argc, char **argv) {
   Position pos;
   TsError err;
   static SourceLine line;
-  int rc = cli_load_problem_line(argc - i, argv + i, &used, &pos, &line, &err);
-  if (rc) return cli_fail("roles", &err);
-  if (i + used != argc) return cli_usage_error("roles", "unexpected argument '%s'", argv[i + used]);
-  if (line_text) {
-    rc = usi_line_parse(&pos, line_text, line.moves, SOURCE_LINE_MAX, &line.n, &err);
+  int count = cli_problem_count(argc - i, argv + i);
+  if (count > 1 && line_text)
+    return cli_usage_error("roles", "%s holds %d problems, each with its line; --line goes with one", argv[i], count);
+  for (int k = 0; k < count; k++) {
+    int rc = cli_load_problem_line_at(argc - i, argv + i, k, &used, &pos, &line, &err);
+    if (rc) return cli_fail("roles", &err);
+    if (i + used != argc) return cli_usage_error("roles", "unexpected argument '%s'", argv[i + used]);
+    if (line_text) {
+      rc = usi_line_parse(&pos, line_text, line.moves, SOURCE_LINE_MAX, &line.n, &err);
+      if (rc) {
+        snprintf(err.where, sizeof err.where, "--line");
+        return cli_fail("roles", &err);
+      }
+      int bad = 0;
+      if (!solver_line_verify(&pos, line.moves, line.n, true, &bad)) {
+        if (bad < line.n)
+          cli_message("roles", "--line: move %d gives no check (not a mating line)", bad + 1);
+        else
+          cli_message("roles", "--line: the line does not end in mate (not a mating line)");
+        return 2;
+      }
+    } else if (line.n == 0) {
+      rc = cli_find_main_line("roles", &pos, nodes, &line);
+      if (rc) return rc;
+    }
+    RoleMap m;
+    rc = roles_compute(&pos, line.moves, line.n, &m);
     if (rc) {
-      snprintf(err.where, sizeof err.where, "--line");
+      ts_error_set(&err, rc, "--line", 0, 0, "%s", rc == TS_ERR_NOMEM ? "out of memory" : "a move of the line is not legal");
       return cli_fail("roles", &err);
     }
-    int bad = 0;
-    if (!solver_line_verify(&pos, line.moves, line.n, true, &bad)) {
-      if (bad < line.n)
-        cli_message("roles", "--line: move %d gives no check (not a mating line)", bad + 1);
-      else
-        cli_message("roles", "--line: the line does not end in mate (not a mating line)");
-      return 2;
-    }
-  } else if (line.n == 0) {
-    rc = cli_find_main_line("roles", &pos, nodes, &line);
-    if (rc) return rc;
+    if (count > 1 && !json) printf("%s== %s, problem %d of %d\n", k ? "\n" : "", argv[i], k + 1, count);
+    if (json)
+      json_roles(stdout, &pos, line.moves, line.n, &m), putchar('\n');
+    else
+      print_text(&pos, &line, &m);
+    roles_free(&m);
   }
-  RoleMap m;
-  rc = roles_compute(&pos, line.moves, line.n, &m);
-  if (rc) {
-    ts_error_set(&err, rc, "--line", 0, 0, "%s", rc == TS_ERR_NOMEM ? "out of memory" : "a move of the line is not legal");
-    return cli_fail("roles", &err);
-  }
-  if (json)
-    json_roles(stdout, &pos, line.moves, line.n, &m), putchar('\n');
-  else
-    print_text(&pos, &line, &m);
-  roles_free(&m);
   return 0;
 }

@@ -118,46 +118,53 @@ int cmd_show(int argc, char **argv) {
   Position pos;
   TsError err;
   int used = 0;
-  int rc = cli_load_position(argc - i, argv + i, &used, &pos, &err);
-  if (rc) return cli_fail("show", &err);
-  if (i + used != argc) return cli_usage_error("show", "unexpected argument '%s'", argv[i + used]);
-  if (mirror) pos_mirror(&pos, &pos);
-  uint8_t key[POS_CODE_MAX];
-  size_t klen = 0;
-  if (canonical) {
-    bool m;
-    klen = pos_canonical(&pos, key, &m);
-    if (m) pos_mirror(&pos, &pos);
-  }
-  if (svg) {
-    if (solve) {
-      int length = 0;
-      so.attacker = pos.side; /* the final position has the defender to move */
-      rc = show_solve(&pos, final, time_ms, &length, &so.last_move);
-      if (rc) return rc;
-      if (!so.length) so.length = length;
-      if (final && !so.title) so.title = "詰め上がり";
+  int count = cli_problem_count(argc - i, argv + i);
+  if (count > 1 && svg)
+    return cli_usage_error("show", "%s holds %d problems; --svg draws one (export it alone, e.g. --limit 1)", argv[i],
+                           count);
+  for (int k = 0; k < count; k++) {
+    int rc = cli_load_position_at(argc - i, argv + i, k, &used, &pos, &err);
+    if (rc) return cli_fail("show", &err);
+    if (i + used != argc) return cli_usage_error("show", "unexpected argument '%s'", argv[i + used]);
+    if (count > 1) printf("%s== %s, problem %d of %d\n", k ? "\n" : "", argv[i], k + 1, count);
+    if (mirror) pos_mirror(&pos, &pos);
+    uint8_t key[POS_CODE_MAX];
+    size_t klen = 0;
+    if (canonical) {
+      bool m;
+      klen = pos_canonical(&pos, key, &m);
+      if (m) pos_mirror(&pos, &pos);
     }
-    char *text = NULL;
-    size_t len = 0;
-    if (svg_diagram_alloc(&pos, &so, &text, &len) != TS_OK) {
-      fprintf(stderr, "tsume show: out of memory\n");
-      return 3;
+    if (svg) {
+      if (solve) {
+        int length = 0;
+        so.attacker = pos.side; /* the final position has the defender to move */
+        rc = show_solve(&pos, final, time_ms, &length, &so.last_move);
+        if (rc) return rc;
+        if (!so.length) so.length = length;
+        if (final && !so.title) so.title = "詰め上がり";
+      }
+      char *text = NULL;
+      size_t len = 0;
+      if (svg_diagram_alloc(&pos, &so, &text, &len) != TS_OK) {
+        fprintf(stderr, "tsume show: out of memory\n");
+        return 3;
+      }
+      fwrite(text, 1, len, stdout);
+      free(text);
+      return 0;
     }
-    fwrite(text, 1, len, stdout);
-    free(text);
-    return 0;
-  }
-  char diagram[DIAGRAM_MAX];
-  diagram_write(&pos, diagram, sizeof diagram);
-  fputs(diagram, stdout);
-  char sfen[SFEN_MAX];
-  sfen_write(&pos, sfen, sizeof sfen);
-  printf("sfen %s\n", sfen);
-  if (canonical) {
-    printf("key ");
-    for (size_t k = 0; k < klen; k++) printf("%02x", key[k]);
-    printf("\n");
+    char diagram[DIAGRAM_MAX];
+    diagram_write(&pos, diagram, sizeof diagram);
+    fputs(diagram, stdout);
+    char sfen[SFEN_MAX];
+    sfen_write(&pos, sfen, sizeof sfen);
+    printf("sfen %s\n", sfen);
+    if (canonical) {
+      printf("key ");
+      for (size_t b = 0; b < klen; b++) printf("%02x", key[b]);
+      printf("\n");
+    }
   }
   return 0;
 }

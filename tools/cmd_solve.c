@@ -16,7 +16,7 @@ static const char SOLVE_HELP[] =
     "  --nodes N          stop after N nodes (default: no limit)\n"
     "  --hash MB          transposition table size (default 64)\n"
     "  --algo A           first-proof search: dfpn (default), pds, multipath\n"
-    "  --mp K=V,...       multi-path parameters (seed 004): threads (2), base (1000),\n"
+    "  --mp K=V,...       multi-path parameters: threads (2), base (1000),\n"
     "                     leader (1.5), tt (0.05), budget pn|pndn|const (pndn)\n"
     "  --within L         only ask: is there a mate in at most L plies?\n"
     "  --no-futile-rule   count every interposition (no 無駄合 rule)\n"
@@ -141,7 +141,8 @@ int cmd_solve(int argc, char **argv) {
   if (i + used != argc) return cli_usage_error("solve", "unexpected argument '%s'", argv[i + used]);
   Solver *s = solver_create(&o);
   if (!s) {
-    ts_error_set(&err, TS_ERR_NOMEM, "", 0, 0, "cannot allocate a %zu MB table", o.hash_mb);
+    ts_error_set(&err, TS_ERR_NOMEM, "", 0, 0, "cannot allocate a %zu MB table (--hash %zu): give a smaller --hash",
+                 o.hash_mb, o.hash_mb);
     return cli_fail("solve", &err);
   }
   SolveResult r;

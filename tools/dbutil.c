@@ -32,7 +32,17 @@ void dbutil_flags_format(uint32_t f, char *out, size_t n) {
 uint32_t dbutil_flag_parse(const char *name) {
   for (size_t i = 0; i < DB_FLAG_NAMES_N; i++)
     if (!strcmp(name, DB_FLAG_NAMES[i].name)) return DB_FLAG_NAMES[i].bit;
+  /* the other names of the flaw table (design.md) that a record can carry */
+  if (!strcmp(name, "hayazume")) return TSDB_F_HAYAZUME;
+  if (!strcmp(name, "nomate")) return TSDB_F_FUZUME;
   return 0;
+}
+
+bool dbutil_flag_line_only(const char *name) {
+  static const char *const LINE_ONLY[] = {"not-longest-defence", "illegal", "not-check", "not-mate"};
+  for (size_t i = 0; i < sizeof LINE_ONLY / sizeof LINE_ONLY[0]; i++)
+    if (!strcmp(name, LINE_ONLY[i])) return true;
+  return false;
 }
 
 void dbutil_key_hex(const TsRecord *rec, char *out, size_t n) {

@@ -26,8 +26,16 @@ extern const size_t DB_FLAG_NAMES_N;
 
 /* "complete,minimal" style list of the flags set in f. */
 void dbutil_flags_format(uint32_t f, char *out, size_t n);
-/* Bit of a flag name ("complete", "yozume", ...); 0 when unknown. */
+/* Bit of a flag name ("complete", "yozume", ..., and the flaw names hayazume and
+ * nomate, stored as yozume+hayazume and fuzume); 0 when unknown. */
 uint32_t dbutil_flag_parse(const char *name);
+/* Whether name is a flaw kind of a given line only (illegal, not-check, not-mate,
+ * not-longest-defence): a name `tsume check` reports that no stored problem carries. */
+bool dbutil_flag_line_only(const char *name);
+/* The flags a complete work never has (fatal flaws, and the records not settled). */
+#define DB_FLAGS_NOT_COMPLETE                                                                                  \
+  (TSDB_F_YOZUME | TSDB_F_HAYAZUME | TSDB_F_KOMAAMARI | TSDB_F_HENCHOU | TSDB_F_FUZUME | TSDB_F_FUTILE_CUT |   \
+   TSDB_F_UNSETTLED)
 /* The record flags (TSDB_F_*) of a flaw checker's report: complete, and one flag
  * per kind found (hayazume with yozume; a one-move problem's longer second mate
  * makes it "not complete" alone). What verify compares and compose --db stores. */
@@ -54,7 +62,7 @@ bool dbutil_material_load(TsDb *db, Material *mat);
 /* A record's key in hex (2 * key_len + 1 bytes fit). */
 void dbutil_key_hex(const TsRecord *rec, char *out, size_t n);
 /*
- * Meta entry written by `tsume enumerate`: the figures of seed 002's tests made
+ * Meta entry written by `tsume enumerate`: the figures of the enumeration paper's tests made
  * during generation, as UTF-8 text. Lines "name<TAB>value", then a header line
  * "layer<TAB>side<TAB>positions<TAB>yozume<TAB>fuzume" and one line per layer:
  * positions of that value in the retrograde table (all sub-materials), 余詰め判定

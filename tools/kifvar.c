@@ -1,5 +1,8 @@
 #include "kifvar.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "movegen.h"
 #include "solver_value.h"
 
@@ -43,4 +46,25 @@ int kifvar_add(Solver *s, KifRecord *rec, KifNode *node, const Position *start, 
     pos_do_move(&pos, line[ply], &u);
   }
   return TS_OK;
+}
+
+const char *kifvar_completeness(const CheckReport *r, char *buf, size_t n) {
+  if (r->verdict == CHECK_COMPLETE) {
+    size_t k = (size_t)snprintf(buf, n, "完全作");
+    int m = 0;
+    bool seen[FLAW_KIND_NB] = {false};
+    for (int i = 0; i < r->nflaws && k < n; i++) {
+      FlawKind kind = r->flaws[i].kind;
+      if (seen[kind]) continue;
+      seen[kind] = true;
+      k += (size_t)snprintf(buf + k, n - k, "%s%s", m++ ? "・" : "（", check_flaw_name_ja(kind));
+    }
+    if (m && k < n) snprintf(buf + k, n - k, "あり）");
+    return buf;
+  }
+  size_t k = 0;
+  for (int i = 0; i < r->nflaws && k < n; i++)
+    if (!r->flaws[i].tolerated && (k == 0 || !strstr(buf, check_flaw_name_ja(r->flaws[i].kind))))
+      k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "・" : "", check_flaw_name_ja(r->flaws[i].kind));
+  return k ? buf : "不完全";
 }

@@ -7,6 +7,7 @@
 #ifndef TSUME_KIFVAR_H
 #define TSUME_KIFVAR_H
 
+#include "check.h"
 #include "kif.h"
 #include "solver.h"
 
@@ -18,5 +19,13 @@
  */
 int kifvar_add(Solver *s, KifRecord *rec, KifNode *node, const Position *start, Color attacker, const Move *line,
                int n, int *budget);
+
+/*
+ * The 完全性 header of a KIF, in Japanese as export and compose write it: 完全作
+ * with the tolerated キズ of a complete work in brackets (完全作（最終手余詰あり）),
+ * else the fatal flaws' names joined by ・ (余詰・駒余り), 不完全 when none is
+ * named. Written into buf (n bytes); returns buf, or a constant string.
+ */
+const char *kifvar_completeness(const CheckReport *r, char *buf, size_t n);
 
 #endif

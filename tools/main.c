@@ -34,7 +34,7 @@ static const CliCommand COMMANDS[] = {
     {"check", cmd_check, "is a problem sound? every flaw of its line (余詰, 変同, 不詰...)"},
     {"verify", cmd_verify, "check every complete work of a database with the flaw checker"},
     {"db-check", cmd_dbcheck, "read every page and record of a database and report damage"},
-    {"roles", cmd_roles, "what each piece does along the main line (seed 003's eight roles)"},
+    {"roles", cmd_roles, "what each piece does along the main line (eight roles)"},
     {"compose", cmd_compose, "make a diagram a complete work (roles, the checker), or works from a mate picture"},
     {"serve", cmd_serve, "the desk: a local web page to set up, check and compose problems"},
     {"perft", cmd_perft, "count legal-move tree leaves (move generator check and speed)"},

@@ -25,6 +25,11 @@ static int open_direct(OutFile *o, const char *path, TsError *err) {
 int outfile_open(OutFile *o, const char *path, TsError *err) {
   memset(o, 0, sizeof o[0]);
   if (!(o->path = strdup(path))) return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+  if (!strcmp(path, "-")) {
+    o->f = stdout;
+    o->is_stdout = true;
+    return TS_OK;
+  }
   struct stat st;
   bool exists = stat(path, &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) return open_direct(o, path, err);
@@ -63,7 +68,7 @@ int outfile_open(OutFile *o, const char *path, TsError *err) {
 }
 
 void outfile_abort(OutFile *o) {
-  if (o->f) fclose(o->f);
+  if (o->f && !o->is_stdout) fclose(o->f);
   if (o->tmp) unlink(o->tmp);
   free(o->tmp);
   free(o->target);
@@ -77,6 +82,16 @@ int outfile_commit(OutFile *o, TsError *err) {
   int e = errno;
   bad |= ferror(o->f) != 0;
   errno = 0;
+  if (o->is_stdout) {
+    o->f = NULL;
+    if (bad) {
+      ts_error_set(err, TS_ERR_IO, "<stdout>", 0, 0, "write failed: %s", e ? strerror(e) : "I/O error");
+      outfile_abort(o);
+      return TS_ERR_IO;
+    }
+    outfile_abort(o);
+    return TS_OK;
+  }
   if (fclose(o->f) != 0) {
     bad = true;
     if (!e) e = errno;
@@ -109,7 +124,26 @@ int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *
   return outfile_commit(&o, err);
 }
 
+int outfile_target_check(const char *path, const char *option, bool force, const char *const *inputs, int n,
+                         TsError *err) {
+  if (!strcmp(path, "-")) return TS_OK;
+  struct stat st, in;
+  if (stat(path, &st) != 0) return TS_OK;
+  /* /dev/stdout and the like: the command's own standard output, wherever it goes */
+  if (fstat(STDOUT_FILENO, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) return TS_OK;
+  for (int i = 0; i < n; i++)
+    if (inputs[i] && (!strcmp(inputs[i], path) ||
+                      (stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)))
+      return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "%s %s is the input %s: give another file (nothing written)",
+                          option, path, inputs[i]);
+  if (S_ISREG(st.st_mode) && !force)
+    return ts_error_set(err, TS_ERR_USAGE, path, 0, 0,
+                        "%s %s exists: give another name, or --force to replace it (nothing written)", option, path);
+  return TS_OK;
+}
+
 int outfile_probe(const char *path, TsError *err) {
+  if (!strcmp(path, "-")) return TS_OK;
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(EISDIR));

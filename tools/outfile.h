@@ -23,12 +23,14 @@
 #ifndef TSUME_OUTFILE_H
 #define TSUME_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "error.h"
 
 typedef struct {
   FILE *f;        /* write here; NULL once committed or aborted */
+  bool is_stdout; /* the path "-": standard output, flushed at the commit, never closed */
   char *path;     /* the name given, for messages */
   char *target;   /* the file replaced: path, or the file its symbolic link names */
   char *tmp;      /* temporary name beside target; NULL when path is a device or
@@ -36,7 +38,7 @@ typedef struct {
 } OutFile;
 
 /* Creates the temporary beside path and opens o->f on it (binary, mode
- * 0666 less the umask, as fopen would). */
+ * 0666 less the umask, as fopen would). The path "-" is standard output. */
 int outfile_open(OutFile *o, const char *path, TsError *err);
 /* Flushes, checks, closes and renames the temporary to the final name. On
  * failure the temporary is removed and the final name left untouched. */
@@ -49,6 +51,17 @@ void outfile_abort(OutFile *o);
  * A folder fails; a path that exists and is another kind of file is not
  * opened (a fifo would block) and passes. TS_OK or TS_ERR_IO naming path and the system's reason. */
 int outfile_probe(const char *path, TsError *err);
+
+/*
+ * The one rule of every output file a command writes, checked before it starts:
+ * "-" is standard output (always allowed); a path naming the same file as one
+ * of inputs[0..n) (the command's own input, a database) is refused, as the
+ * input would be lost; a regular file that exists is refused unless force
+ * (a device or a pipe, /dev/null, is written as it is). `option` names the
+ * option in the message ("--out"). TS_OK, or TS_ERR_USAGE with the reason.
+ */
+int outfile_target_check(const char *path, const char *option, bool force, const char *const *inputs, int n,
+                         TsError *err);
 
 /* The whole of bytes[0..len) as the file path, through an OutFile. */
 int outfile_write_all(const char *path, const void *bytes, size_t len, TsError *err);

@@ -28,20 +28,26 @@ static int too_large(const char *path, TsError *err) {
                       SOURCE_FILE_MAX >> 20);
 }
 
+/* Closes what source_read_file opened (standard input stays open). */
+static void source_close(FILE *f, bool in) {
+  if (!in) fclose(f);
+}
+
 int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
   *out = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
+  bool in = !strcmp(path, "-"); /* standard input */
+  FILE *f = in ? stdin : fopen(path, "rb");
   if (!f) return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > SOURCE_FILE_MAX) {
-    fclose(f); /* refused before a byte is read: a problem file is never this large */
+    source_close(f, in); /* refused before a byte is read: a problem file is never this large */
     return too_large(path, err);
   }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   if (!buf) {
-    fclose(f);
+    source_close(f, in);
     return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
   }
   size_t r;
@@ -49,7 +55,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
     n += r;
     if (n > SOURCE_FILE_MAX) { /* not a regular file: the size was not known before */
       free(buf);
-      fclose(f);
+      source_close(f, in);
       return too_large(path, err);
     }
     if (n + 1 >= cap) {
@@ -57,7 +63,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
       char *nb = realloc(buf, ncap);
       if (!nb) {
         free(buf);
-        fclose(f);
+        source_close(f, in);
         return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
       }
       buf = nb;
@@ -65,7 +71,7 @@ int source_read_file(const char *path, char **out, size_t *len, TsError *err) {
     }
   }
   int bad = ferror(f) ? errno : 0; /* a directory opens, then fails here with EISDIR */
-  fclose(f);
+  source_close(f, in);
   if (bad) {
     free(buf);
     return ts_error_set(err, TS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(bad));
@@ -84,6 +90,9 @@ static int load_kif_file(const char *path, const char *text, size_t len, KifEnco
   int rc = kif_parse(text, len, hint, path, &rec, err);
   if (rc) return rc;
   *pos = rec.start;
+  if (rec.hand_assumed && line) /* a load for the caller, not a count of the records */
+    fprintf(stderr, "tsume: note: %s: the diagram has no %s line: the defender is given every piece not on the board "
+            "or in the attacker's hand (残り全部)\n", path, rec.start.side == BLACK ? "後手の持駒" : "先手の持駒");
   if (line) {
     for (const KifNode *n = rec.root->child; n && n->special == KIF_SPECIAL_NONE; n = n->child) {
       if (line->n >= (int)(sizeof line->moves / sizeof line->moves[0])) {
@@ -145,6 +154,7 @@ static SourceType source_sniff(const char *text, size_t len) {
     if (i >= len || text[i] != '#') break;
     while (i < len && text[i] != '\n' && text[i] != '\r') i++;
   }
+  if (len - i >= 9 && memcmp(text + i, "position ", 9) == 0) return SOURCE_SFEN;
   if (len - i >= 5 && memcmp(text + i, "sfen ", 5) == 0) return SOURCE_SFEN;
   if (len - i >= 8 && memcmp(text + i, "startpos", 8) == 0) return SOURCE_SFEN;
   int slashes = 0;
@@ -156,37 +166,59 @@ static SourceType source_sniff(const char *text, size_t len) {
   return slashes == 8 && i < len && text[i] == ' ' ? SOURCE_SFEN : SOURCE_UNKNOWN;
 }
 
-/* Reads text (the contents of path) as the format type. */
-static int load_typed(const char *path, const char *text, size_t len, SourceType type, KifEncoding hint, bool sniffed,
-                      Position *pos, SourceLine *line, TsError *err) {
-  int rc;
-  int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
-  switch (type) {
-  case SOURCE_KIF: rc = load_kif_file(path, text, len, hint, pos, line, err); break;
-  case SOURCE_CSA:
-    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
-    break;
-  case SOURCE_SFEN:
-    rc = sfen_text_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
-    break;
-  default:
-    rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
-                      "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
-                      "not recognisably KIF, CSA or SFEN");
+/* The start of each record of a text [0, len): for KIF, a file of several records one after another,
+ * each beginning with its "#KIF" line (as `tsume export --kif-file` writes them) when there are two or
+ * more; for SFEN, each line that is neither blank nor a '#' comment. Fills starts[0..cap) and
+ * first_line[0..cap) (1-based) when not NULL; returns the number of records (1 for a KIF of one record). */
+static int source_records(SourceType type, const char *text, size_t len, size_t *starts, int *first_line, int cap) {
+  int n = 0, lineno = 0;
+  for (size_t i = 0; i < len;) {
+    size_t e = i;
+    while (e < len && text[e] != '\n' && text[e] != '\r') e++;
+    lineno++;
+    size_t b = i;
+    if (type == SOURCE_SFEN) while (b < e && (text[b] == ' ' || text[b] == '\t')) b++;
+    bool starts_one = type == SOURCE_SFEN ? b < e && text[b] != '#'
+                                          : e - i >= 4 && memcmp(text + i, "#KIF", 4) == 0;
+    if (starts_one) {
+      if (n < cap) {
+        if (starts) starts[n] = i;
+        if (first_line) first_line[n] = lineno;
+      }
+      n++;
+    }
+    if (e < len && text[e] == '\r' && e + 1 < len && text[e + 1] == '\n') e++;
+    i = e + 1;
   }
-  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
-    size_t k = strlen(err->msg);
-    snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
+  if (type == SOURCE_KIF && n < 2) {
+    if (starts) starts[0] = 0;
+    if (first_line) first_line[0] = 1;
+    return 1;
   }
-  return rc;
+  return n;
 }
 
 int source_load_file(const char *path, Position *pos, SourceLine *line, TsError *err) {
+  return source_load_record(path, 0, pos, line, NULL, err);
+}
+
+int source_load_record(const char *path, int index, Position *pos, SourceLine *line, SourceRecord *info, TsError *err) {
   char *text = NULL;
   size_t len = 0;
   if (line) line->n = 0;
+  if (info) memset(info, 0, sizeof *info);
   int rc = source_read_file(path, &text, &len, err);
   if (rc) return rc;
+  rc = source_load_text(path, text, len, index, pos, line, info, err);
+  free(text);
+  return rc;
+}
+
+int source_load_text(const char *path, const char *text, size_t len, int index, Position *pos, SourceLine *line,
+                     SourceRecord *info, TsError *err) {
+  int rc;
+  if (line) line->n = 0;
+  if (info) memset(info, 0, sizeof *info);
   SourceType type = SOURCE_UNKNOWN;
   KifEncoding hint = KIF_ENC_AUTO;
   bool sniffed = false;
@@ -205,19 +237,53 @@ int source_load_file(const char *path, Position *pos, SourceLine *line, TsError 
     type = source_sniff(text, len);
     sniffed = true;
   }
-  rc = load_typed(path, text, len, type, hint, sniffed, pos, line, err);
-  if (rc && line) line->n = 0;
-  free(text);
-  return rc;
-}
-
-int source_load_text(const char *name, const char *text, size_t len, Position *pos, SourceLine *line,
-                     const char **format, TsError *err) {
-  if (line) line->n = 0;
-  if (len > SOURCE_FILE_MAX) return too_large(name, err);
-  SourceType type = source_sniff(text, len);
-  if (format) *format = type == SOURCE_UNKNOWN ? "" : SOURCE_NAME[type];
-  int rc = load_typed(name, text, len, type, KIF_ENC_AUTO, true, pos, line, err);
+  if (info) info->format = SOURCE_NAME[type];
+  int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
+  /* a file of several records: record `index` alone is read, its errors placed in the file */
+  size_t off = 0, end = len;
+  int line0 = 0, count = 1;
+  if (type == SOURCE_KIF || type == SOURCE_SFEN) {
+    count = source_records(type, text, len, NULL, NULL, 0);
+    if (count > 1) {
+      size_t *starts = malloc((size_t)count * sizeof *starts);
+      int *first = malloc((size_t)count * sizeof *first);
+      if (!starts || !first) {
+        free(starts);
+        free(first);
+        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+      }
+      source_records(type, text, len, starts, first, count);
+      if (index >= 0 && index < count) {
+        off = starts[index];
+        end = index + 1 < count ? starts[index + 1] : len;
+        line0 = first[index] - 1;
+      }
+      free(starts);
+      free(first);
+    }
+  }
+  if (info) info->count = count, info->first_line = line0 + 1;
+  if (index < 0 || index >= count) {
+    return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "no record %d: the file holds %d", index + 1, count);
+  }
+  switch (type) {
+  case SOURCE_KIF: rc = load_kif_file(path, text + off, end - off, hint, pos, line, err); break;
+  case SOURCE_CSA:
+    rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  case SOURCE_SFEN:
+    rc = sfen_text_parse(text + off, end - off, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
+    break;
+  default:
+    rc = ts_error_set(err, TS_ERR_PARSE, path, 0, 0,
+                      "unknown file type: the name does not end in .kif, .kifu, .csa or .sfen, and the text is "
+                      "not recognisably KIF, CSA or SFEN");
+  }
+  if (rc && err && err->line && line0) err->line += line0;
+  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
+    size_t k = strlen(err->msg);
+    snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
+  }
   if (rc && line) line->n = 0;
   return rc;
 }

@@ -164,7 +164,7 @@ no_file "empty selection --kif-file: no file" "$TMP/m.kif"
 expect "empty selection --kif DIR: exit 1" 1 "exported 0" export --db "$DB" --moves 99 --kif "$TMP/mdir"
 no_file "empty selection --kif DIR: no directory" "$TMP/mdir"
 echo old >"$TMP/old.sfen"
-expect "empty selection over an existing file: exit 1" 1 "" export --db "$DB" --moves 99 --sfen "$TMP/old.sfen"
+expect "empty selection over an existing file: exit 1" 1 "" export --db "$DB" --moves 99 --sfen "$TMP/old.sfen" --force
 [ "$(cat "$TMP/old.sfen")" = old ] && ok "the existing file is left as it was" || ko "existing file" "changed"
 # what cannot be replaced by a rename is written directly; a symbolic link stays one
 "$T" export --db "$DB" --moves 3 --limit 5 --sfen /dev/stdout </dev/null 2>/dev/null >"$TMP/o.sfen"
@@ -172,7 +172,7 @@ expect "empty selection over an existing file: exit 1" 1 "" export --db "$DB" --
   ko "export --sfen /dev/stdout" "$(wc -l <"$TMP/o.sfen") lines"
 echo old >"$TMP/real.sfen"
 ln -s real.sfen "$TMP/link.sfen"
-expect "export --sfen through a symbolic link: exit 0" 0 "" export --db "$DB" --moves 3 --limit 5 --sfen "$TMP/link.sfen"
+expect "export --sfen through a symbolic link: exit 0" 0 "" export --db "$DB" --moves 3 --limit 5 --sfen "$TMP/link.sfen" --force
 [ -L "$TMP/link.sfen" ] && [ "$(wc -l <"$TMP/real.sfen")" -eq 5 ] && ok "the link stays, the file it names is written" ||
   ko "export through a symbolic link" "link replaced or file not written"
 # a full disk: the file-size limit (any user), then a 256 KB tmpfs (root)

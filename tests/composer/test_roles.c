@@ -1,6 +1,6 @@
 /*
  * test_roles.c - the eight piece roles (composer/roles.h) on small constructed
- * positions, seed 003 Figure 1's two cases among them.
+ * positions, the composition paper Figure 1's two cases among them.
  */
 #include <stdarg.h>
 #include <stddef.h>

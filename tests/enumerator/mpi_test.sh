@@ -100,6 +100,7 @@ esac
 # ranging pieces are not distributed: a clear message, exit 2, on every rank
 timeout 120 $MPIRUN -np 2 "$T" enumerate --mpi --pieces R1G1 --db "$tmp/r.mdb" >/dev/null 2>"$tmp/r.err"; st=$?
 [ $st = 2 ] && grep -q "without ranging pieces" "$tmp/r.err" && ok "R1G1 refused (exit 2)" || bad "R1G1: exit $st: $(tail -2 "$tmp/r.err")"
+[ -z "$(ls "$tmp" | grep '^r\.mdb')" ] && ok "R1G1 refused: no file left" || bad "R1G1 refused: left $(ls "$tmp" | grep '^r\.mdb' | tr '\n' ' ')"
 # an existing database is not replaced without --force
 timeout 120 $MPIRUN -np 2 "$T" enumerate --mpi --pieces $MAT --db "$tmp/m2.mdb" >/dev/null 2>"$tmp/e.err"; st=$?
 [ $st != 0 ] && grep -q "already exists" "$tmp/e.err" && ok "existing database kept (exit $st)" || bad "existing database: exit $st"
