@@ -168,24 +168,20 @@ static bool cls_in(const Retro *r, const Position *pos) { return !r->ranging || 
 
 static int cls_value(Cls *c, const Position *pos, int bound) { return cls_value_in(c, pos, bound, cls_in(c->r, pos)); }
 
-typedef struct {
-  Cls *c;
-  int R;
-} FutileTest;
-
-static bool mated_within_R(const Position *after, void *vctx) {
-  FutileTest *t = vctx;
-  return cls_value(t->c, after, t->R) >= 0;
+static bool mated_at_all(const Position *after, void *vctx) {
+  Cls *c = vctx;
+  return cls_value(c, after, c->r->opt.max_moves) >= 0;
 }
 
 /*
  * 無駄合 (solver.h): a drop on a square between a distant checker and the king
- * is futile at remaining length R when some check capturing the dropped piece
- * leads, with the piece handed back, to a position mated within R.
+ * is futile when some check captures the dropped piece for free (no defender
+ * piece, the king included, can take the capturing piece) and leads, with the
+ * piece handed back, to a mated position (at any length within the
+ * enumeration's reach).
  */
-static bool drop_futile(Cls *c, const Position *pos, Move drop, int R) {
-  FutileTest t = {c, R};
-  return solver_futile_any(pos, drop, mated_within_R, &t);
+static bool drop_futile(Cls *c, const Position *pos, Move drop) {
+  return solver_futile_any(pos, drop, mated_at_all, c);
 }
 
 static bool line_leftover(Cls *c, const Position *pos, int v);
@@ -339,7 +335,7 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
         Square sq = move_to(m);
         if (!bb_test(tested, sq)) {
           tested |= BB_SQ[sq];
-          if (drop_futile(c, pos, m, R)) futile |= BB_SQ[sq];
+          if (drop_futile(c, pos, m)) futile |= BB_SQ[sq];
         }
         if (bb_test(futile, sq)) {
           fut[nfut++] = m;
@@ -478,7 +474,7 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int w) {
     int n = pass == 0 ? l.size : nf;
     for (int k = 0; k < n; k++) {
       Move m = pass == 0 ? l.moves[k] : fut[k];
-      if (pass == 0 && dc && move_is_drop(m) && drop_futile(c, q, m, R)) {
+      if (pass == 0 && dc && move_is_drop(m) && drop_futile(c, q, m)) {
         fut[nf++] = m;
         continue;
       }
@@ -565,7 +561,7 @@ static bool henchou_at(Cls *c, const Position *pos, int R) {
     pos_do_move(&q, m, &u);
     int v = R >= 3 ? cls_value(c, &q, R - 3) : -1;
     if (v < 0 || v < R - 5) continue;
-    if (dc && move_is_drop(m) && drop_futile(c, pos, m, R)) continue;
+    if (dc && move_is_drop(m) && drop_futile(c, pos, m)) continue;
     if (!line_leftover(c, &q, v)) return true;
   }
   return false;

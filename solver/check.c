@@ -398,7 +398,13 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     int m = pass == 0 ? l.size : nfut;
     for (int i = 0; i < m; i++) {
       Move mv = pass == 0 ? l.moves[i] : fut[i];
-      if (pass == 0 && distant && move_is_drop(mv)) {
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, mv, &u);
+      int k = exact_value(c, &p, R - 1);
+      if (k < 0) return -1;
+      if (k && pass == 0 && distant && move_is_drop(mv)) {
+        /* futility matters only for a drop that is a longest reply */
         int f = drop_futile(c, q, mv, R);
         if (f < 0) return -1;
         if (f) {
@@ -406,11 +412,6 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
           continue;
         }
       }
-      Position p = *q;
-      Undo u;
-      pos_do_move(&p, mv, &u);
-      int k = exact_value(c, &p, R - 1);
-      if (k < 0) return -1;
       if (k) out[n++] = mv;
     }
   }
@@ -577,6 +578,15 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
   bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
+  if (R >= 3 && c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
+    /* a shorter defence is no flaw, futile or not: the futility question is not needed */
+    Position q = *at;
+    Undo u;
+    pos_do_move(&q, qu->alt, &u);
+    int k = mated_within(c, &q, R - 3, NULL);
+    if (k < 0) return 0;
+    if (k > 0) return 1;
+  }
   if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
     int f = drop_futile(c, at, qu->alt, R);
     if (f < 0) return 0;

@@ -270,6 +270,27 @@ static inline Hand and_proof_fix(const Position *pos, Color attacker, Hand ph) {
 
 Hand search_mate_proof_hand(const Position *pos, Color attacker) { return and_proof_fix(pos, attacker, 0); }
 
+bool search_capture_free(const Position *pos, Move capture) {
+  Position q = *pos;
+  Undo u;
+  pos_do_move_unkeyed(&q, capture, &u);
+  Square to = move_to(capture);
+  bool free_ = true;
+  if (pos_attacked(&q, to, q.side, pos_occupied(&q))) {
+    /* some defender piece attacks the square: free only if no legal move takes there */
+    MoveList *ev = malloc(sizeof *ev);
+    if (!ev) return false; /* counted as a defence: the rule is never applied by mistake */
+    if (q.checkers)
+      movegen_evasions(&q, ev);
+    else
+      movegen_legal(&q, ev);
+    for (int i = 0; i < ev->size && free_; i++)
+      if (!move_is_drop(ev->moves[i]) && move_to(ev->moves[i]) == to) free_ = false;
+    free(ev);
+  }
+  return free_;
+}
+
 void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned) {
   pos_do_move(pos, capture, u);
   PieceType t = pt_demote(piece_type(u->captured));
@@ -299,9 +320,11 @@ static inline uint32_t widen(uint32_t second) {
   return x >= PN_INF - 1 ? PN_INF - 1 : (uint32_t)x;
 }
 
+/* A virtual child asks whether the capture-and-hand-back position is mated at
+ * all: the 無駄合 rule does not depend on the remaining length. */
 static inline int child_len(int len, bool virt) {
-  if (len >= TT_LEN_INF) return TT_LEN_INF;
-  return virt ? len + 1 : len - 1;
+  if (len >= TT_LEN_INF || virt) return TT_LEN_INF;
+  return len - 1;
 }
 
 /* ---------------------------------------------------------------- children */
@@ -523,7 +546,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         pos_undo_move(pos, m, &u);
         if (!keep) {
-          if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
+          if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m) && search_capture_free(pos, m))
             ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
           continue;
         }
@@ -533,7 +556,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
       if (real_ok) ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
-      if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m))
+      if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m) && search_capture_free(pos, m))
         ch[n++] = (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok};
     }
     if (!real_ok || last) len_cut = true;
@@ -712,7 +735,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         int bi = -1, bl = 0;
         for (int i = 0; i < n; i++) {
           if (ch[i].pn != 0) continue;
-          int l = (ch[i].flags & CHILD_VIRTUAL) ? ch[i].len - 1 : ch[i].len + 1;
+          /* a futile drop is no defence: it adds nothing to the length of its AND node */
+          int l = (ch[i].flags & CHILD_VIRTUAL) ? -1 : ch[i].len + 1;
           if (bi < 0 || l < bl) bi = i, bl = l;
         }
         Move m = ch[bi].move;

@@ -62,8 +62,15 @@ static bool mated_within_R(const Position *after, void *vctx) {
 }
 
 bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err) {
-  FutileCtx c = {s, att, R, 0};
+  /* Futility asks for a mate at any length; the position after a free capture
+   * is most often mated at once or soon, so a bounded question comes first and
+   * the unbounded one only when it fails. */
+  FutileCtx c = {s, att, R >= 0 && R + 1 < TT_LEN_INF ? R + 1 : TT_LEN_INF, 0};
   bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  if (!f && !c.err && c.R < TT_LEN_INF) {
+    c.R = TT_LEN_INF;
+    f = solver_futile_any(pos, drop, mated_within_R, &c);
+  }
   if (c.err) *err = 1;
   return f && !c.err;
 }
@@ -101,6 +108,37 @@ static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const 
   }
   *len = bl;
   return best;
+}
+
+/*
+ * Is the square of the drop m futile, at an AND node pos whose exact value is R
+ * (futility itself does not depend on R)? A drop there that is not mated within
+ * R-1 must be futile (a real defence would make the node last longer); one
+ * mated within R-3 is no longest defence, futile or not (0). Only when the
+ * longest drop there lasts exactly R-1 is the rule's question asked. 1 futile,
+ * 0 not, -1 stopped.
+ */
+static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R) {
+  Square sq = move_to(m);
+  bool exact_r1 = false;
+  for (int i = 0; i < ml->size; i++) {
+    Move d = ml->moves[i];
+    if (!move_is_drop(d) || move_to(d) != sq) continue;
+    int k = after_mate_within(s, pos, d, att, R - 1);
+    if (k < 0) return -1;
+    if (k == 0) return 1;
+    if (R - 3 < 0) {
+      exact_r1 = true;
+      continue;
+    }
+    k = after_mate_within(s, pos, d, att, R - 3);
+    if (k < 0) return -1;
+    if (k == 0) exact_r1 = true;
+  }
+  if (!exact_r1) return 0;
+  int err = 0;
+  bool f = pv_futile_square(s, pos, att, m, R, &err);
+  return err ? -1 : f;
 }
 
 static int line_build_from(Solver *s, const Position *root, Color att, int R, Move *out, int cap, bool *grew);
@@ -195,10 +233,10 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
       if (fut && move_is_drop(m)) {
         Square sq = move_to(m);
         if (!bb_test(checked, sq)) {
-          int err = 0;
           checked |= bb_sq(sq);
-          if (pv_futile_square(s, &pos, att, m, R, &err)) futile_sq |= bb_sq(sq);
-          if (err) return -1;
+          int f = pv_drop_futile_at(s, &pos, att, &ml, m, R);
+          if (f < 0) return -1;
+          if (f) futile_sq |= bb_sq(sq);
         }
         if (bb_test(futile_sq, sq)) {
           futm[nf++] = m;
@@ -588,16 +626,17 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       Bitboard fut = s->opt.futile_rule ? search_distant_check(p) : 0;
       Bitboard checked = 0, futile_sq = 0;
       int err = 0;
+      MoveList ev;
+      movegen_evasions(p, &ev);
       if (fut && move_is_drop(line[j])) {
         checked |= bb_sq(move_to(line[j]));
-        if (pv_futile_square(s, p, att, line[j], Vj, &err)) futile_sq |= bb_sq(move_to(line[j]));
-        if (err || bb_test(futile_sq, move_to(line[j]))) {
+        int f = pv_drop_futile_at(s, p, att, &ev, line[j], Vj);
+        if (f) futile_sq |= bb_sq(move_to(line[j]));
+        if (f != 0) {
           V = -1; /* the line defends with a futile drop: not handled here */
           break;
         }
       }
-      MoveList ev;
-      movegen_evasions(p, &ev);
       for (int i = 0; i < ev.size && V >= 0; i++) {
         Move e = ev.moves[i];
         if (move_compact(e) == move_compact(line[j])) continue;
@@ -605,7 +644,9 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
           Square sq = move_to(e);
           if (!bb_test(checked, sq)) {
             checked |= bb_sq(sq);
-            if (pv_futile_square(s, p, att, e, Vj, &err)) futile_sq |= bb_sq(sq);
+            int f = pv_drop_futile_at(s, p, att, &ev, e, Vj);
+            if (f > 0) futile_sq |= bb_sq(sq);
+            if (f < 0) err = 1;
             if (err) {
               V = -1;
               break;
@@ -826,7 +867,7 @@ static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int
     bool ok = false;
     for (int j = 0; j < caps.size && !ok; j++) {
       Move c = caps.moves[j];
-      if (move_is_drop(c) || move_to(c) != sq) continue;
+      if (move_is_drop(c) || move_to(c) != sq || !search_capture_free(&p, c)) continue;
       Position q = p;
       Undo u2;
       PieceType ret;

@@ -36,7 +36,7 @@ typedef struct {
 } Child;
 
 enum {
-  CHILD_VIRTUAL = 1, /* capture of a candidate futile drop, piece handed back: budget len + 1 */
+  CHILD_VIRTUAL = 1, /* free capture of a candidate futile drop, piece handed back: mated at all? */
   CHILD_FUTCAND = 2, /* a drop that may be futile: its OR node gets virtual children */
   CHILD_REP = 4,     /* disproven by a repetition / depth limit on the current path */
   CHILD_EST = 8      /* until the table lookup: pn holds the escape estimate of the AND node */
@@ -143,6 +143,9 @@ Hand search_mate_proof_hand(const Position *pos, Color attacker);
 Bitboard search_distant_check(const Position *pos);
 /* Full key (board, hands) for repetition tests. */
 uint64_t search_full_key(uint64_t bh, Hand attacker_hand);
+/* Is the capture (attacker to move in pos, a check) free: after it, can no
+ * defender piece, the king included, take the capturing piece? */
+bool search_capture_free(const Position *pos, Move capture);
 /* Plays the capture of a futile-drop candidate and hands the piece back; undo with search_virtual_undo. */
 void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned);
 void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType returned);

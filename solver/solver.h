@@ -39,24 +39,23 @@
  *
  * ---- 無駄合 (futile interposition), the operational definition -------------
  * At a defender node that is in check from one ranging piece (lance, bishop,
- * rook, horse, dragon) standing at distance >= 2, a *drop* on a square between
- * the checker and the king is futile at remaining length L when some attacker
- * move captures the dropped piece with check and the position after that
- * capture, with the captured piece put back into the defender's hand, is mated
- * within L plies: the drop and its capture only add two plies and change
- * nothing else. Futile drops are not defences: they are left out of the
- * length and of the main line (a position whose only replies are futile drops
- * counts as mate). Interpositions by a board move always count. This is the
- * KomoringHeights idea (capture, take the piece out of the attacker's hand,
- * still mate) with design.md's "same remaining length" as the bound.
+ * rook, horse, dragon) standing at distance >= 2, a *drop* on a square s
+ * between the checker and the king is futile when some attacker move captures
+ * the dropped piece on s with check such that
+ *   - the capture is free: after it no defender piece, the king included, can
+ *     take the capturing piece, and
+ *   - the position after the capture, with the captured piece put back into
+ *     the defender's hand, is mated at any length (under this same rule).
+ * Futile drops are not defences: they are left out of the length and of the
+ * main line (a position whose only replies are futile drops counts as mate).
+ * Interpositions by a board move always count. The rule does not depend on the
+ * remaining length, so "mate within L" grows with L. In df-pn a candidate drop's
+ * OR node gets, beside its real checks, the free captures on s as virtual
+ * children (piece handed back, unbounded); a proof through one of them makes the
+ * drop add nothing to its AND node's length. docs/design.md gives the sources
+ * and the cases decided.
  * With futile_rule = false every interposition is a defence (the strict count
  * used by e.g. the tanuki generator and the YaneuraOu mate engine).
- * A gap of this definition: a drop can be futile at L and not at L-2 while every
- * other defence is much shorter (the drop is a real defence below L and outlasts
- * L there). "Mate within L" then holds with no line of L plies. The main line
- * avoids such nodes where another check keeps the length; where it cannot, the
- * answer is the longest-defence line with those drops counted as defences, not
- * exact, stop_reason "futile", futile_bound L.
  */
 #ifndef TSUME_SOLVER_H
 #define TSUME_SOLVER_H
@@ -118,15 +117,12 @@ typedef struct {
   uint64_t first_time_ms;
   int first_length;       /* length of the first proof found (strict count; 0 if none) */
   const char *stop_reason; /* for SOLVE_UNKNOWN and an inexact length: "nodes", "time", "stop", "depth";
-                            * also, for an inexact length, "futile" (see futile_bound) or "line" (no
-                            * main line of the proven length could be built); else NULL */
+                            * also, for an inexact length, "line" (no main line of the proven length
+                            * could be built); else NULL */
   uint64_t setup_ms;      /* time spent preparing the table (solver_create, solver_set_options,
                            * solver_clear) since the previous call; not part of time_ms */
-  int futile_bound;       /* stop_reason "futile": the shortest L with a mate within L under the
-                           * 無駄合 rule. At some defender node a drop is futile at that bound but
-                           * not below it while every other defence is shorter, so no line of L
-                           * plies exists; length and pv are then the longest-defence line with
-                           * those drops counted as defences (longer than L). 0 otherwise. */
+  int futile_bound;       /* stop_reason "futile" (not produced since the 無駄合 rule does not depend
+                           * on the length: kept for the JSON field): the bound with no line. 0. */
 } SolveResult;
 
 typedef struct Solver Solver;

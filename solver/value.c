@@ -47,7 +47,7 @@ bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Positi
   movegen_checks(&p, &caps);
   for (int i = 0; i < caps.size; i++) {
     Move c = caps.moves[i];
-    if (move_is_drop(c) || move_to(c) != move_to(drop)) continue;
+    if (move_is_drop(c) || move_to(c) != move_to(drop) || !search_capture_free(&p, c)) continue;
     Position q = p;
     Undo u2;
     PieceType ret;

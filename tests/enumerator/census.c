@@ -41,60 +41,68 @@ static Bitboard fwd_drop_squares(const Position *pos) {
   return BETWEEN[pos->king[pos->side]][c];
 }
 
+/* After the attacker's capture on sq (defender to move in h): can any defender
+ * piece, the king included, take back on sq? */
+static bool fwd_retaken(const Position *h, Square sq) {
+  MoveList l;
+  movegen_legal(h, &l);
+  for (int i = 0; i < l.size; i++)
+    if (!move_is_drop(l.moves[i]) && move_to(l.moves[i]) == sq) return true;
+  return false;
+}
+
 /*
- * 無駄合, straight from its definition (solver.h): the smallest remaining length
- * at which a drop on the square of `drop` is futile, i.e. the least value of
- * the positions reached by a check that captures the dropped piece, with the
- * piece handed back to the defender; -1 when no such capture mates.
+ * 無駄合, straight from its definition (docs/design.md): a drop on the square
+ * of `drop` is futile when some check captures the dropped piece, the capturing
+ * piece cannot be taken back (a free capture), and the position after it, with
+ * the piece handed back to the defender, is mated at any length.
  */
-static int fwd_futile_at(Fwd *f, const Position *pos, Move drop) {
+static bool fwd_futile(Fwd *f, const Position *pos, Move drop) {
   Position p = *pos;
   Undo u;
   pos_do_move(&p, drop, &u);
   MoveList l;
   movegen_checks(&p, &l);
-  int best = -1;
   for (int i = 0; i < l.size; i++) {
     if (move_is_drop(l.moves[i]) || move_to(l.moves[i]) != move_to(drop)) continue;
     Position h = p;
     Undo u2;
     pos_do_move(&h, l.moves[i], &u2);
+    if (fwd_retaken(&h, move_to(drop))) continue;
     PieceType t = pt_demote(piece_type(u2.captured));
     h.hand[BLACK] = hand_sub(h.hand[BLACK], t);
     h.hand[WHITE] = hand_add(h.hand[WHITE], t);
-    int v = fwd_value_defender(f, &h);
-    if (v >= 0 && (best < 0 || v < best)) best = v;
+    if (fwd_value_defender(f, &h) >= 0) return true;
   }
-  return best;
+  return false;
 }
 
 /*
- * Defender to move: plies to mate (0 = mated), -1 if some reply escapes. The
- * value is the least R at which every reply is either mated within R-1 or a
- * futile drop at R: the largest over the replies of what each one needs.
+ * Defender to move: plies to mate (0 = mated), -1 if some reply escapes. Futile
+ * drops are no replies: the value is one more than the longest other reply, 0
+ * when there is none.
  */
 static int fwd_value_defender(Fwd *f, const Position *pos) {
   MoveList l;
   movegen_legal(pos, &l);
   if (l.size == 0) return pos->checkers ? 0 : -1;
   Bitboard drops = fwd_drop_squares(pos);
-  int futile_at[SQ_NB];
-  for (int s = 0; s < SQ_NB; s++) futile_at[s] = -2;
+  int futile[SQ_NB];
+  for (int s = 0; s < SQ_NB; s++) futile[s] = -1;
   int need = 0;
   for (int i = 0; i < l.size; i++) {
     Move m = l.moves[i];
+    if (drops && move_is_drop(m)) {
+      Square sq = move_to(m);
+      if (futile[sq] < 0) futile[sq] = fwd_futile(f, pos, m);
+      if (futile[sq]) continue;
+    }
     Position q = *pos;
     Undo u;
     pos_do_move(&q, m, &u);
     int v = fwd_value_attacker(f, &q);
-    int n = v < 0 ? -1 : v + 1;
-    if (drops && move_is_drop(m)) {
-      Square sq = move_to(m);
-      if (futile_at[sq] == -2) futile_at[sq] = fwd_futile_at(f, pos, m);
-      if (futile_at[sq] >= 0 && (n < 0 || futile_at[sq] < n)) n = futile_at[sq];
-    }
-    if (n < 0) return -1;
-    if (n > need) need = n;
+    if (v < 0) return -1;
+    if (v + 1 > need) need = v + 1;
   }
   return need;
 }
@@ -122,8 +130,7 @@ static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *n
     pos_do_move(&q, l.moves[i], &u);
     futile[i] = false;
     if (drops && move_is_drop(l.moves[i])) {
-      int t = fwd_futile_at(f, pos, l.moves[i]);
-      futile[i] = t >= 0 && t <= value;
+      futile[i] = fwd_futile(f, pos, l.moves[i]);
     }
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
     if (!futile[i] && vals[i] == value - 1) longest++;
@@ -194,8 +201,7 @@ static int fwd_candidates(Fwd *f, const Position *pos, int value, Move *out) {
     pos_do_move(&q, l.moves[i], &u);
     futile[i] = false;
     if (drops && move_is_drop(l.moves[i])) {
-      int t = fwd_futile_at(f, pos, l.moves[i]);
-      futile[i] = t >= 0 && t <= value;
+      futile[i] = fwd_futile(f, pos, l.moves[i]);
     }
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
     if (!futile[i] && vals[i] == value - 1) longest++;
@@ -339,8 +345,7 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
         int v = fwd_value_attacker(f, &q);
         if (v != R - 3 && v != R - 5) continue;
         if (drops && move_is_drop(l.moves[j])) {
-          int t = fwd_futile_at(f, &main[ply], l.moves[j]);
-          if (t >= 0 && t <= R) continue;
+          if (fwd_futile(f, &main[ply], l.moves[j])) continue;
         }
         if (!fwd_leftover(f, &q, v)) {
           p->flags |= RETRO_F_HENCHOU;

@@ -142,33 +142,41 @@ static void test_api(void **state) {
   assert_true(r.exact);
   assert_false(r.komaamari);
   assert_string_equal(pv_text(&r, buf, sizeof buf), "2b2a+ 1a2a G*2b");
-  /* after 5a6b+ every drop on the rook's line is futile at the remaining 4 plies,
-   * yet some drops last 3 plies themselves: the main line takes one of those */
+  /* after 5a6b+ the lance dropped on 8a, next to the king, is taken by the dragon
+   * and the king takes it back: not a free capture, so a real defence (無駄合 is
+   * a free capture only) */
   load("k3S3R/9/1G7/9/9/9/9/9/9 b r2b3g3s4n4l18p 1", &pos);
   assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
-  assert_int_equal(r.length, 5);
+  assert_int_equal(r.length, 7);
   assert_true(r.exact);
-  assert_int_equal(r.pv_len, 5);
+  assert_int_equal(r.pv_len, 7);
+  assert_string_equal(pv_text(&r, buf, sizeof buf), "5a6b+ L*8a 1a8a+ 9a8a 6b7b 8a9a L*9b");
   assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
   /* value for either side to move (solver_value.h) */
-  assert_int_equal(solver_value(s, &pos, BLACK, 31), 5);
-  assert_int_equal(solver_value(s, &pos, BLACK, 3), SOLVER_VALUE_NONE);
+  assert_int_equal(solver_value(s, &pos, BLACK, 31), 7);
+  assert_int_equal(solver_value(s, &pos, BLACK, 5), SOLVER_VALUE_NONE);
   Position after = pos;
   Undo u;
   pos_do_move(&after, r.pv[0], &u);
-  assert_int_equal(solver_value(s, &after, BLACK, 30), 4);
+  assert_int_equal(solver_value(s, &after, BLACK, 30), 6);
   assert_int_equal(solver_drop_squares(&after) != 0, 1);
-  /* after L*1c the drops on 1b are futile at the remaining 4 plies but not at 2
-   * (so no mate in 3), and the king's only move lasts 2 plies: the longest
-   * defence is a futile drop that itself lasts 3 plies (L4 enumeration) */
+  /* after L*1c the silver dropped on 1b is taken by the lance and the king takes
+   * the lance back: a real defence (docs/design.md), 7 plies as composers count */
   Position lp;
   load("8k/9/6+L2/6L1+L/9/9/9/9/9 b L2r2b4g4s4n18p 1", &lp);
   assert_int_equal(solver_solve(s, &lp, &r), TS_OK);
-  assert_int_equal(r.length, 5);
+  assert_int_equal(r.length, 7);
   assert_true(r.exact);
-  assert_int_equal(r.pv_len, 5);
-  assert_string_equal(pv_text(&r, buf, sizeof buf), "L*1c G*1b 1c1b+ 1a1b G*2b");
-  assert_int_equal(solver_value(s, &lp, BLACK, 31), 5);
+  assert_int_equal(r.pv_len, 7);
+  assert_string_equal(pv_text(&r, buf, sizeof buf), "L*1c S*1b 1c1b+ 1a1b 1d2c 1b1a S*1b");
+  assert_int_equal(solver_value(s, &lp, BLACK, 31), 7);
+  /* やぶ蛇合: the drop on 2c is taken by the dragon for free (the bishop guards
+   * it) and the position after it, the piece handed back, is mate: futile */
+  load("7nl/8k/9/7+R1/9/9/9/9/9 b Brb4g4s3n3l18p 1", &lp);
+  assert_int_equal(solver_solve(s, &lp, &r), TS_OK);
+  assert_int_equal(r.length, 1);
+  assert_true(r.exact);
+  assert_string_equal(pv_text(&r, buf, sizeof buf), "B*3d");
   /* mate in 1 only with the 無駄合 rule (antma-tsume1-003): 13 plies strictly */
   load("k8/9/1K7/9/9/9/8B/8B/9 b 2r4g4s4n4l18p 1", &pos);
   assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
@@ -282,30 +290,30 @@ static void test_futile_gap(void **state) {
   /* no mate in 5 even counting every interposition (so not "mate 5") */
   Position p = pos;
   assert_false(brute_mate_within(&p, 5, true));
+  /* Futility does not depend on the remaining length, so "mate within L" grows
+   * with L: under the earlier length rule this position had a mate within 15 and
+   * none within 17 (a gap); now the length is exact. */
   SolveResult r;
-  assert_int_equal(solver_mate_within(s, &pos, 13, &r), TS_OK);
+  assert_int_equal(solver_mate_within(s, &pos, 19, &r), TS_OK);
   assert_int_equal(r.status, SOLVE_NOMATE);
-  assert_int_equal(solver_mate_within(s, &pos, 15, &r), TS_OK);
+  assert_int_equal(solver_mate_within(s, &pos, 21, &r), TS_OK);
   assert_int_equal(r.status, SOLVE_MATE);
   solver_clear(s);
   assert_int_equal(solver_solve(s, &pos, &r), TS_OK);
   assert_int_equal(r.status, SOLVE_MATE);
-  assert_false(r.exact);
-  assert_non_null(r.stop_reason);
-  assert_string_equal(r.stop_reason, "futile");
-  assert_int_equal(r.futile_bound, 15);
+  assert_true(r.exact);
+  assert_int_equal(r.length, 21);
   assert_int_equal(r.pv_len, r.length);
-  assert_true(r.length > 15);
   assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
-  /* Two gaps under the rule that a line through another check avoids (tanuki-5-0137,
-   * tanuki-3-0475: their strict lengths): L*1f / R*1a are mated within 5 / 3 only
-   * because the drops on 1e / 1b are futile at that bound, so the line takes G*1e /
-   * R*1b. They used to give a 3-ply line and a line of 1 ply failing verification. */
+  /* Two gaps of the length rule (tanuki-5-0137, tanuki-3-0475): L*1f / R*1a were
+   * mated within 5 / 3 only because the drops on 1e / 1b were futile at that
+   * bound. Now the drop on 1e is futile (a free capture, the bishop guarding 1e,
+   * then mate) and L*1f mates in 3; R*1b's drop on 1c is no interposition. */
   static const struct {
     const char *sfen, *line;
     int len;
   } gaps[] = {
-      {"6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1", "G*1e 1d1c L*1d 1c2c 1e2d", 5},
+      {"6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1", "L*1f 1d2c G*2d", 3},
       {"7G1/9/6Bpk/9/9/9/9/9/9 b Rrb3g4s4n4l17p 1", "R*1b 1c1b 3c2b+", 3},
   };
   for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++) {
