@@ -480,12 +480,16 @@ static void print_summary(const EnumOpts *o, const Sink *w, const RetroStats *st
                 "greater length, so no problem is certified complete (those without a flaw within %d plies are "
                 "flagged 'unsettled'); a larger --max-moves lets the layers run out",
                 (int)o->max_moves, (int)o->max_moves);
+  /* the longest mate found, and the bound the search had (--max-moves) */
+  int longest = 0;
+  for (int len = 1; len <= RETRO_MAX_LEN; len++)
+    if (w->by_len[len][0]) longest = len;
   if (o->store == STORE_ALL)
-    printf("material %s: %llu problems stored in %s (max %d plies)\n", o->spec, (unsigned long long)w->seen, o->path,
-           (int)o->max_moves);
+    printf("material %s: %llu problems stored in %s (longest %d plies; searched to %d)\n", o->spec,
+           (unsigned long long)w->seen, o->path, longest, (int)o->max_moves);
   else
-    printf("material %s: %llu problems, %llu of them (--store %s) stored in %s (max %d plies)\n", o->spec,
-           (unsigned long long)w->seen, (unsigned long long)w->stored, STORE_NAMES[o->store], o->path,
+    printf("material %s: %llu problems, %llu of them (--store %s) stored in %s (longest %d plies; searched to %d)\n",
+           o->spec, (unsigned long long)w->seen, (unsigned long long)w->stored, STORE_NAMES[o->store], o->path, longest,
            (int)o->max_moves);
   printf("%6s %10s %10s %10s %10s %10s\n", "length", "problems", "complete", "minimal", "yozume", "komaamari");
   for (int len = 1; len <= RETRO_MAX_LEN; len++)
