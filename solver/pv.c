@@ -61,6 +61,13 @@ static bool mated_within_R(const Position *after, void *vctx) {
   return k != 0; /* a stopped search ends the test too */
 }
 
+bool pv_futile_within(Solver *s, const Position *pos, Color att, Move drop, int L, int *err) {
+  FutileCtx c = {s, att, L, 0};
+  bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  if (c.err) *err = 1;
+  return f && !c.err;
+}
+
 bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err) {
   /* Futility asks for a mate at any length; the position after a free capture
    * is most often mated at once or soon, so a bounded question comes first and
@@ -121,6 +128,10 @@ static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const 
 static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R) {
   Square sq = move_to(m);
   bool exact_r1 = false;
+  /* the common case first: the capture leaves a position mated soon */
+  int err0 = 0;
+  if (R >= 0 && pv_futile_within(s, pos, att, m, R + 1, &err0)) return 1;
+  if (err0) return -1;
   for (int i = 0; i < ml->size; i++) {
     Move d = ml->moves[i];
     if (!move_is_drop(d) || move_to(d) != sq) continue;
