@@ -398,6 +398,15 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     int m = pass == 0 ? l.size : nfut;
     for (int i = 0; i < m; i++) {
       Move mv = pass == 0 ? l.moves[i] : fut[i];
+      if (pass == 0 && distant && move_is_drop(mv)) {
+        /* the common case first: a free capture leaves a position mated soon */
+        int f = drop_futile(c, q, mv, -(R + 1));
+        if (f < 0) return -1;
+        if (f) {
+          fut[nfut++] = mv;
+          continue;
+        }
+      }
       Position p = *q;
       Undo u;
       pos_do_move(&p, mv, &u);
@@ -578,6 +587,12 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
   bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
+  if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
+    /* the common case first: a free capture leaves a position mated soon */
+    int f = drop_futile(c, at, qu->alt, -(R + 1));
+    if (f < 0) return 0;
+    if (f) return 1;
+  }
   if (R >= 3 && c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
     /* a shorter defence is no flaw, futile or not: the futility question is not needed */
     Position q = *at;

@@ -8,15 +8,16 @@
  * Main line for an exact length R, ply by ply:
  *   OR node:  a check whose reply position is mated within R-1 (at the last
  *             move, one that empties the attacker's hand when there is one);
- *   AND node: leave out futile drops (the capture-and-hand-back position is
- *             mated within R); the defences not mated within R-3 are the
- *             longest; among several, the one whose own main line ends with an
- *             empty attacker hand (駒余り tie-break), found by building those
- *             lines (bounded by a budget so long problems stay cheap).
- * A node with only futile drops left ends the line as mate. Where no defence
- * lasts R though the node's bound is R (a 無駄合 gap, solver.h), the line takes
- * the longest defence counting every drop and grows beyond R; an attacker node
- * with little left tries its other checks first (line_build_or).
+ *   AND node: leave out futile drops (solver.h: a free capture, then a mated
+ *             position at any length; a drop that outlasts R-1 must be one, and
+ *             the question is asked only of those that last R-1); the defences
+ *             not mated within R-3 are the longest; among several, the one
+ *             whose own main line ends with an empty attacker hand (駒余り
+ *             tie-break), found by building those lines (bounded by a budget so
+ *             long problems stay cheap).
+ * A node with only futile drops left ends the line as mate. The branches for a
+ * node with no defence of R-1 plies (a gap of the earlier length-bound rule)
+ * stay as a guard; the present rule does not depend on R, so none arises.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,13 @@ static bool mated_within_R(const Position *after, void *vctx) {
   int k = pv_mate_within(c->s, after, c->att, c->R, NULL);
   if (k < 0) c->err = 1;
   return k != 0; /* a stopped search ends the test too */
+}
+
+bool pv_futile_within(Solver *s, const Position *pos, Color att, Move drop, int L, int *err) {
+  FutileCtx c = {s, att, L, 0};
+  bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  if (c.err) *err = 1;
+  return f && !c.err;
 }
 
 bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err) {
@@ -121,6 +129,10 @@ static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const 
 static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R) {
   Square sq = move_to(m);
   bool exact_r1 = false;
+  /* the common case first: the capture leaves a position mated soon */
+  int err0 = 0;
+  if (R >= 0 && pv_futile_within(s, pos, att, m, R + 1, &err0)) return 1;
+  if (err0) return -1;
   for (int i = 0; i < ml->size; i++) {
     Move d = ml->moves[i];
     if (!move_is_drop(d) || move_to(d) != sq) continue;

@@ -93,6 +93,13 @@ bool brute_drop_futile(Brute *b, const Position *pos, Move drop, int R) {
     Position q = p;
     Undo u2;
     pos_do_move(&q, c, &u2);
+    /* a free capture only: no defender piece, the king included, takes back */
+    MoveList back;
+    movegen_legal(&q, &back);
+    bool taken = false;
+    for (int j = 0; j < back.size && !taken; j++)
+      taken = !move_is_drop(back.moves[j]) && move_to(back.moves[j]) == move_to(drop);
+    if (taken) continue;
     /* the captured piece goes back to the defender's hand */
     PieceType t = pt_demote(piece_type(u2.captured));
     q.hand[b->attacker] = hand_sub(q.hand[b->attacker], t);
