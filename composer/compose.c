@@ -94,6 +94,12 @@ static bool complete_better(const ComposeScore *a, const ComposeScore *b) {
   return a->pieces < b->pieces;
 }
 
+bool compose_kept_better(const ComposeScore *a, const ComposeScore *b) {
+  bool ca = a->valid && a->verdict == CHECK_COMPLETE, cb = b->valid && b->verdict == CHECK_COMPLETE;
+  if (ca != cb) return ca;
+  return ca ? complete_better(a, b) : compose_better(a, b);
+}
+
 /* ---- one run ---- */
 
 typedef struct {

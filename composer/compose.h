@@ -158,6 +158,9 @@ void compose_result_free(ComposeResult *r);
 ComposeScore compose_score(const Position *pos, const CheckReport *rep);
 /* §4.4's order: true when a is better than b. */
 bool compose_better(const ComposeScore *a, const ComposeScore *b);
+/* The order of the best so far that a caller keeps (a file, the desk): a complete
+ * work before any other (then longer, then fewer pieces), else compose_better. */
+bool compose_kept_better(const ComposeScore *a, const ComposeScore *b);
 
 const char *compose_step_name(ComposeStepKind k);
 

@@ -126,8 +126,7 @@ static bool book_put_text(FILE *f, const char *s) {
 
 /* ---------------------------------------------------------------- open / add */
 
-/* Removes path and everything under it (symbolic links are removed, not followed). */
-static void book_remove_tree(const char *path) {
+void book_remove_tree(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
@@ -147,8 +146,7 @@ static void book_remove_tree(const char *path) {
   }
 }
 
-/* "PARENT/.NAME.tmpXXXXXX" beside dir (trailing slashes ignored), made by mkdtemp. */
-static char *book_staging_make(const char *dir) {
+char *book_staging_make(const char *dir) {
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--;
   size_t name = n;

@@ -78,4 +78,11 @@ void book_abort(Book *b);
 /* Whether dir holds the marker of a book this program wrote. */
 bool book_dir_is_book(const char *dir);
 
+/* Removes path and everything under it (symbolic links are removed, not
+ * followed). The KIF export's folder is replaced the same way as a book. */
+void book_remove_tree(const char *path);
+/* Makes "PARENT/.NAME.tmpXXXXXX" beside dir (trailing slashes ignored) by
+ * mkdtemp and returns its path (free it), NULL when it cannot. */
+char *book_staging_make(const char *dir);
+
 #endif

@@ -337,18 +337,9 @@ typedef struct {
   Checker *checker;
 } ComposeCtx;
 
-/* The order of the best so far: a complete work first (longer, then fewer pieces), else the composer's own. */
-static bool shown_better(const ComposeScore *a, const ComposeScore *b, bool have) {
-  if (!have) return true;
-  bool ca = a->valid && a->verdict == CHECK_COMPLETE, cb = b->valid && b->verdict == CHECK_COMPLETE;
-  if (ca != cb) return ca;
-  if (ca) return a->length > b->length || (a->length == b->length && a->pieces < b->pieces);
-  return compose_better(a, b);
-}
-
 static void on_step(void *vctx, const ComposeStep *st) {
   ComposeCtx *x = vctx;
-  if (!st->score.valid || !shown_better(&st->score, &x->best, x->have)) return;
+  if (!st->score.valid || (x->have && !compose_kept_better(&st->score, &x->best))) return;
   x->best = st->score;
   x->have = true;
   Mem m;

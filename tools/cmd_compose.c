@@ -182,14 +182,6 @@ static int work_kif(Solver *s, const Position *pos, const CheckReport *rep, bool
 
 /* ---- callbacks (any worker thread) ---- */
 
-static bool file_better(const ComposeScore *a, const ComposeScore *b, bool have) {
-  if (!have) return true;
-  bool ca = a->valid && a->verdict == CHECK_COMPLETE, cb = b->valid && b->verdict == CHECK_COMPLETE;
-  if (ca != cb) return ca;
-  if (ca) return a->length > b->length || (a->length == b->length && a->pieces < b->pieces);
-  return compose_better(a, b);
-}
-
 static void on_step(void *ctx, const ComposeStep *st) {
   Worker *w = ctx;
   Shared *sh = w->sh;
@@ -211,7 +203,7 @@ static void on_step(void *ctx, const ComposeStep *st) {
     }
   }
   /* the best so far on disk: complete works first, else the best diagram */
-  if (sh->out_path && st->score.valid && file_better(&st->score, &sh->file_score, sh->file_written)) {
+  if (sh->out_path && st->score.valid && (!sh->file_written || compose_kept_better(&st->score, &sh->file_score))) {
     char *bytes = NULL;
     size_t len = 0;
     TsError err;
@@ -766,7 +758,7 @@ int cmd_compose(int argc, char **argv) {
   int best = -1;
   for (int k = 0; k < sh->threads; k++) {
     if (ws[k].rc) continue;
-    if (best < 0 || file_better(&ws[k].res.best_score, &ws[best].res.best_score, true)) best = k;
+    if (best < 0 || compose_kept_better(&ws[k].res.best_score, &ws[best].res.best_score)) best = k;
   }
   if (best < 0) {
     rc = ws[0].rc;

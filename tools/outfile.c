@@ -2,6 +2,8 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "outfile.h"
 
+#include "book.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -155,45 +157,11 @@ int outfile_probe(const char *path, TsError *err) {
   return TS_OK;
 }
 
-void outfile_dir_remove(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path);
-    return;
-  }
-  DIR *d = opendir(path);
-  if (d) {
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char sub[PATH_MAX];
-      if (snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < (int)sizeof sub) outfile_dir_remove(sub);
-    }
-    closedir(d);
-  }
-  rmdir(path);
-}
+void outfile_dir_remove(const char *path) { book_remove_tree(path); }
 
-/* "PARENT/.NAME.tmpXXXXXX" beside dir (trailing slashes ignored), made by mkdtemp. */
-static char *dir_temp_make(const char *dir) {
-  size_t n = strlen(dir);
-  while (n > 1 && dir[n - 1] == '/') n--;
-  size_t name = n;
-  while (name > 0 && dir[name - 1] != '/') name--;
-  size_t cap = n + 32;
-  char *t = malloc(cap);
-  if (!t) return NULL;
-  snprintf(t, cap, "%.*s.%.*s.tmpXXXXXX", (int)name, dir, (int)(n - name), dir + name);
-  if (!mkdtemp(t)) {
-    free(t);
-    return NULL;
-  }
-  return t;
-}
 
 char *outfile_dir_stage(const char *dir, TsError *err) {
-  char *t = dir_temp_make(dir);
+  char *t = book_staging_make(dir);
   if (!t) {
     ts_error_set(err, TS_ERR_IO, dir, 0, 0, "cannot create a folder beside it: %s", strerror(errno));
     return NULL;
@@ -221,7 +189,7 @@ int outfile_dir_publish(const char *stage, const char *dir, TsError *err) {
     outfile_dir_remove(stage); /* the old folder, now under the staging name */
     return TS_OK;
   }
-  char *old = dir_temp_make(dir);
+  char *old = book_staging_make(dir);
   int e = errno;
   if (old) rmdir(old);
   if (!old || rename(dir, old) != 0) {
