@@ -587,22 +587,20 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
   bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
-  if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
+  bool drop = c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at);
+  if (drop) {
     /* the common case first: a free capture leaves a position mated soon */
     int f = drop_futile(c, at, qu->alt, -(R + 1));
     if (f < 0) return 0;
     if (f) return 1;
   }
-  if (R >= 3 && c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
-    /* a shorter defence is no flaw, futile or not: the futility question is not needed */
-    Position q = *at;
-    Undo u;
-    pos_do_move(&q, qu->alt, &u);
-    int k = mated_within(c, &q, R - 3, NULL);
-    if (k < 0) return 0;
-    if (k > 0) return 1;
-  }
-  if (c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at)) {
+  Position q = *at;
+  Undo u;
+  pos_do_move(&q, qu->alt, &u);
+  int k = mated_within(c, &q, R - 3, NULL);
+  if (k < 0) return 0;
+  if (k > 0) return 1; /* a shorter defence: no flaw, futile or not */
+  if (drop) {
     int f = drop_futile(c, at, qu->alt, R);
     if (f < 0) return 0;
     if (f) {
@@ -612,12 +610,6 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
       if (!futile_defence) return 1;
     }
   }
-  Position q = *at;
-  Undo u;
-  pos_do_move(&q, qu->alt, &u);
-  int k = mated_within(c, &q, R - 3, NULL);
-  if (k < 0) return 0;
-  if (k > 0) return 1; /* a shorter defence */
   k = mated_within(c, &q, R - 1, NULL);
   if (k < 0) return 0;
   FlawKind kind;
@@ -662,7 +654,7 @@ static const uint64_t PASS_NODES[] = {20000, 400000};
 #define PASS_GROWTH 5
 #define PASS_UNLIMITED ((uint64_t)1 << 40)
 
-/* Has the check a budget of its own (time, nodes, a deadline), past the per-question limits? */
+/* Has the check a budget of its own (time or nodes; a deadline only ends it), past the per-question limits? */
 static bool has_budget(const Checker *c) { return c->opt.time_ms || c->opt.max_nodes; }
 
 /* The node limit of the pass after one at limit prev (first: the first pass;
@@ -743,12 +735,9 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     for (int i = 0; i < nq; i++) {
       if (qs[i].done) continue;
       if (!r->unproven++) r->unproven_ply = qs[i].ply + 1;
-      if (r->nopen == r->open_cap) {
-        int cap = r->open_cap ? 2 * r->open_cap : 16;
-        CheckOpen *o = realloc(r->open, (size_t)cap * sizeof *o);
-        if (!o) continue; /* counted in unproven, not listed */
-        r->open = o, r->open_cap = cap;
-      }
+      if (r->nopen == r->open_cap && !grow((void **)&r->open, &r->open_cap, r->open_cap ? 2 * r->open_cap : 16,
+                                           sizeof *r->open))
+        continue; /* counted in unproven, not listed */
       r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer, qs[i].nodes, c->call_limit};
     }
   free(qs);
