@@ -43,8 +43,7 @@
 typedef struct {
   char sfen_text[4096]; /* as given (the id of check's object) */
   Position pos;
-  SourceLine line;
-  bool has_line;
+  SourceLine line; /* the line given (line.n == 0: none) */
   uint64_t time_ms;
   bool from_mate;
   int max_moves;
@@ -122,9 +121,6 @@ static int field_line(json_t *o, char *out, size_t n, bool *given, ApiError *e) 
  * what: "check", "roles", "compose", "svg" (a diagram), "mate" (a mate picture).
  */
 static int read_request(Server *s, const char *body, size_t len, const char *what, ApiRequest *q, ApiError *e) {
-  memset(q, 0, sizeof q->sfen_text);
-  q->has_line = false;
-  q->line.n = 0;
   json_error_t je;
   json_t *o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
   if (!o) return api_fail(e, 400, "body: not JSON (line %d, column %d: %s)", je.line, je.column, je.text);
@@ -207,7 +203,6 @@ static int read_request(Server *s, const char *body, size_t len, const char *wha
       goto out;
     }
   }
-  q->has_line = q->line.n > 0;
 out:
   json_decref(o);
   return rc;
@@ -246,13 +241,6 @@ static void emit_error(Job *j, const char *msg) {
   mem_emit(&m, j);
 }
 
-static void check_opts(Server *s, Job *j, uint64_t time_ms, CheckOptions *o) {
-  check_options_default(o);
-  o->time_ms = time_ms;
-  o->hash_mb = s->opt.hash_mb;
-  o->stop = &j->stop;
-}
-
 /* ------------------------------------------------------------------ check */
 
 static void run_check(Job *j) {
@@ -266,7 +254,7 @@ static void run_check(Job *j) {
   check_set_time(k, q->time_ms); /* the budget from here: the table was set up before */
   CheckReport rep;
   check_report_init(&rep);
-  int rc = check_problem(k, &q->pos, q->has_line ? q->line.moves : NULL, q->line.n, &rep);
+  int rc = check_problem(k, &q->pos, q->line.n ? q->line.moves : NULL, q->line.n, &rep);
   Mem m;
   if (mem_open(&m)) {
     json_check(m.f, q->sfen_text, &q->pos, NULL, rc, &rep);
@@ -280,7 +268,7 @@ static void run_check(Job *j) {
 
 static void run_roles(Job *j) {
   ApiRequest *q = j->arg;
-  if (!q->has_line) { /* the solver's main line, within the request's time */
+  if (!q->line.n) { /* the solver's main line, within the request's time */
     SolverOptions so;
     solver_options_default(&so);
     so.time_ms = q->time_ms;
@@ -397,9 +385,9 @@ static void fm_progress(void *vctx, int plies, uint64_t candidates, uint64_t wor
 
 static void run_compose(Job *j) {
   ApiRequest *q = j->arg;
-  CheckOptions o;
-  check_opts(j->srv, j, 0, &o);
-  o.stop = NULL; /* the composer's own stop flag and deadline end its checks */
+  CheckOptions o; /* the composer's own stop flag and deadline end its checks */
+  check_options_default(&o);
+  o.hash_mb = j->srv->opt.hash_mb;
   Checker *k = check_create(&o);
   if (!k) {
     emit_error(j, "out of memory: cannot allocate a checker's table");
@@ -443,8 +431,8 @@ static void run_compose(Job *j) {
   co.seed = q->seed;
   co.stop = &j->stop;
   co.max_pieces = q->max_pieces;
-  co.keep_line = q->has_line ? q->line.moves : NULL;
-  co.keep_n = q->has_line ? q->line.n : 0;
+  co.keep_line = q->line.n ? q->line.moves : NULL;
+  co.keep_n = q->line.n;
   co.on_step = on_step;
   co.step_ctx = &x;
   co.on_progress = on_progress;
