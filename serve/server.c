@@ -189,6 +189,7 @@ static ssize_t job_reader(void *cls, uint64_t offset, char *buf, size_t max) {
       size_t n = j->len - j->pos < max ? j->len - j->pos : max;
       memcpy(buf, j->out + j->pos, n);
       j->pos += n;
+      if (j->pos == j->len) j->pos = j->len = 0; /* all sent: the buffer starts again */
       pthread_mutex_unlock(&j->mu);
       return (ssize_t)n;
     }

@@ -827,8 +827,8 @@ int cmd_compose(int argc, char **argv) {
   }
   /* no line at all: the start was not solved within the budget (a diagram without a
    * mate was refused above), which is not a proof that it has none */
-  bool unknown = !r->best_score.valid && r->report.line_length == 0;
   const char *result = compose_result_word(r);
+  bool unknown = !strcmp(result, "unknown");
   if (r->king_dropped && !sh->quiet) {
     static const char *RANK[10] = {"", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
     char sq[16];
