@@ -252,7 +252,7 @@ static const char BOOK_CSS[] =
     "h1{font-size:1.5em}a{color:#1a4f8b}\n"
     "table.works{border-collapse:collapse;width:100%}table.works td,table.works th{border-bottom:1px solid #ddd;"
     "padding:.3em .6em;text-align:left;vertical-align:middle}\n"
-    "table.works img{width:150px;height:auto;display:block}\n"
+    "table.works a.dg{display:block;width:150px}table.works a.dg svg{width:150px;height:auto;display:block}\n"
     ".filters{margin:1em 0}.filters select{margin-right:1em}\n"
     ".pager a,.pager b{margin-right:.5em}\n"
     ".hist{max-width:100%;height:auto}.hist rect.bar{fill:#4a78b0;cursor:pointer}.hist rect.bar:hover{fill:#e08a2c}\n"
@@ -334,33 +334,20 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
   int rc = (num - 1) % BOOK_FOLDER_WORKS == 0 ? book_mkdir(path, err) : TS_OK;
   if (rc) return rc;
 
-  /* the diagram, alone (the list's picture) and in the page */
-  SvgOptions so;
-  svg_options_default(&so);
-  so.length = w->length;
-  so.title = w->id;
-  char *svg = NULL, *final_svg = NULL;
-  size_t svg_len = 0;
+  /* the diagrams are drawn in the page from the SFEN (diagram.js, the markup of svg.c) */
   Position end = *w->pos;
   for (int i = 0; i < w->line_len; i++) {
     Undo u;
     pos_do_move(&end, w->line[i], &u);
   }
-  SvgOptions fo = so;
-  fo.title = "詰め上がり";
-  fo.attacker = w->pos->side;
-  fo.last_move = w->line_len > 0 ? w->line[w->line_len - 1] : MOVE_NONE;
-  if (svg_diagram_alloc(w->pos, &so, &svg, &svg_len) || svg_diagram_alloc(&end, &fo, &final_svg, NULL)) {
-    free(svg);
-    return ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
+  char sfen[256], end_sfen[256], last[8] = "";
+  sfen_write(w->pos, sfen, sizeof sfen);
+  sfen_write(&end, end_sfen, sizeof end_sfen);
+  if (w->line_len > 0) {
+    Square to = move_to(w->line[w->line_len - 1]);
+    snprintf(last, sizeof last, "%d%c", sq_file(to), 'a' + sq_rank(to) - 1);
   }
   BookFile bf;
-  snprintf(rel, sizeof rel, "w/%04llu/%s.svg", folder, w->id);
-  rc = book_file_open(b, rel, &bf, err);
-  if (!rc) {
-    fwrite(svg, 1, svg_len, bf.f);
-    rc = book_file_commit(&bf, err);
-  }
   char list_page[64];
   book_page_name((num - 1) / BOOK_PAGE_WORKS + 1, list_page, sizeof list_page);
   snprintf(rel, sizeof rel, "w/%04llu/%s.html", folder, w->id);
@@ -383,13 +370,14 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
       ok &= book_put_text(f, w->verdict);
       fprintf(f, "</td></tr>\n");
     }
-    char sfen[256];
-    sfen_write(w->pos, sfen, sizeof sfen);
     fprintf(f, "<tr><th>SFEN</th><td><code>");
     ok &= book_put_text(f, sfen);
     fprintf(f, "</code></td></tr>\n</table>\n");
-    fprintf(f, "<div class=\"diagrams\">\n<figure id=\"diagram\">%s</figure>\n<figure id=\"final\">%s</figure>\n</div>\n",
-            svg, final_svg);
+    fprintf(f,
+            "<div class=\"diagrams\">\n<figure id=\"diagram\" data-sfen=\"%s\" data-title=\"%s\" data-length=\"%d\">"
+            "</figure>\n<figure id=\"final\" data-sfen=\"%s\" data-title=\"詰め上がり\" data-length=\"%d\" data-last=\"%s\" "
+            "data-attacker=\"%c\"></figure>\n</div>\n",
+            sfen, w->id, w->length, end_sfen, w->length, last, w->pos->side == BLACK ? 'b' : 'w');
     if (b->player && !strstr(w->kif, "</")) {
       /* kifu-for-js replaces this script element by its board and move list */
       fprintf(f, "<h2>再生</h2>\n<div class=\"player\" id=\"player\"><script type=\"text/kifu\">\n%s</script></div>\n",
@@ -397,15 +385,13 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
     }
     fprintf(f, "<h2>棋譜 (KIF)</h2>\n<pre class=\"kif\" id=\"kif\">");
     ok &= book_put_text(f, w->kif);
-    fprintf(f, "</pre>\n</body></html>\n");
+    fprintf(f, "</pre>\n<script src=\"../../diagram.js\"></script>\n</body></html>\n");
     rc = ok ? book_file_commit(&bf, err) : ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
     if (bf.f) {
       fclose(bf.f);
       unlink(bf.tmp);
     }
   }
-  free(svg);
-  free(final_svg);
   if (rc) return rc;
 
   char att[128], def[128], hand[128];
@@ -416,8 +402,8 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
   snprintf(flags, sizeof flags, "%s", w->flags && *w->flags ? w->flags : "-");
   for (char *p = flags; *p; p++)
     if (*p == '\t' || *p == '\n' || *p == ',') *p = ' ';
-  fprintf(b->rows, "%llu\t%s\t%d\t%s\t攻 %s%s%s・持駒 %s\n", num, w->id, w->length, flags, *att ? att : "なし",
-          *def ? "・受 " : "", def, hand);
+  fprintf(b->rows, "%llu\t%s\t%d\t%s\t攻 %s%s%s・持駒 %s\t%s\n", num, w->id, w->length, flags, *att ? att : "なし",
+          *def ? "・受 " : "", def, hand, sfen);
   if (ferror(b->rows)) return book_io_error(err, "temporary file", "write failed");
   book_note_flags(b, flags);
   b->count_by_len[w->length]++;
@@ -538,17 +524,18 @@ static int book_list_page(Book *b, unsigned long long page, unsigned long long p
     line[strcspn(line, "\n")] = 0;
     char *save = NULL, *num = strtok_r(line, "\t", &save), *id = strtok_r(NULL, "\t", &save);
     char *len = strtok_r(NULL, "\t", &save), *flags = strtok_r(NULL, "\t", &save), *pieces = strtok_r(NULL, "\t", &save);
-    if (!pieces) continue;
+    char *sfen = strtok_r(NULL, "\t", &save);
+    if (!sfen) continue;
     unsigned long long folder = (strtoull(num, NULL, 10) - 1) / BOOK_FOLDER_WORKS;
     fprintf(f, "<tr data-len=\"%s\" data-flags=\"%s\"><td><a href=\"w/%04llu/%s.html\">%s</a></td>", len, flags,
             folder, id, num);
-    fprintf(f, "<td><a href=\"w/%04llu/%s.html\"><img loading=\"lazy\" src=\"w/%04llu/%s.svg\" alt=\"%s\"></a></td>",
-            folder, id, folder, id, id);
+    fprintf(f, "<td><a href=\"w/%04llu/%s.html\" class=\"dg\" data-sfen=\"%s\"></a></td>", folder, id, sfen);
     fprintf(f, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", len, flags, pieces);
   }
   fprintf(f, "</tbody></table>\n");
   book_pager(f, page, pages);
   fputs(BOOK_FILTER_JS, f);
+  fprintf(f, "<script src=\"diagram.js\"></script>\n");
   fprintf(f, "</body></html>\n");
   return book_file_commit(&bf, err);
 }
@@ -596,6 +583,11 @@ int book_close(Book *b, TsError *err) {
   rc = book_file_open(b, "book.css", &bf, err);
   if (!rc) {
     fputs(BOOK_CSS, bf.f);
+    rc = book_file_commit(&bf, err);
+  }
+  if (!rc) rc = book_file_open(b, "diagram.js", &bf, err);
+  if (!rc) {
+    fputs(BOOK_DIAGRAM_JS, bf.f);
     rc = book_file_commit(&bf, err);
   }
   if (!rc && fflush(b->rows) != 0) rc = book_io_error(err, "temporary file", "write failed");

@@ -7,9 +7,11 @@
  *                        and flag (inline script, over the page's rows) and the
  *                        length histogram of the whole selection as an SVG chart
  *   DIR/w/0000/<id>.html  one page per work (1000 works a folder): the 図面
- *                        (svg.h) and its final position, the KIF with 変化, and a
+ *                        and its final position, the KIF with 変化, and a
  *                        move-by-move player (kifu-for-js, when installed)
- *   DIR/w/0000/<id>.svg   the diagram, used as the list's picture
+ *   DIR/diagram.js       draws every diagram of the pages from its SFEN, in the
+ *                        markup of svg.h (db/book_diagram.js): a page carries a
+ *                        SFEN, not a drawing
  *   DIR/player/          kifu-for-js's bundle, copied from the directory given
  *   DIR/book.css
  *   DIR/.tsume-book      the marker: its first line is BOOK_MARKER_TEXT
@@ -41,6 +43,8 @@
 
 /* The file that marks a folder as a book of this program, and its first line. */
 #define BOOK_MARKER ".tsume-book"
+/* db/book_diagram.js, compiled in */
+extern const char BOOK_DIAGRAM_JS[];
 #define BOOK_MARKER_TEXT "tsume-book 1"
 
 typedef struct {

@@ -726,9 +726,8 @@ static void make_room_mpi(const EnumOpts *o, const char *ckpt, const TsDbBulk *b
 static void remove_made(const char *path, bool yes) {
   if (!yes) return;
   char lk[4096];
-  snprintf(lk, sizeof lk, "%s-lock", path);
   unlink(path);
-  unlink(lk);
+  if (snprintf(lk, sizeof lk, "%s-lock", path) < (int)sizeof lk) unlink(lk);
 }
 
 static int enumerate_mpi(const EnumOpts *opts) {

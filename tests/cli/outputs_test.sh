@@ -111,7 +111,9 @@ expect "export --kif-file -: on stdout in UTF-8" 0 out "作品番号" export --d
 # ---- a refused run leaves nothing: enumerate --mpi of a material with a ranging piece ----
 if command -v mpirun >/dev/null 2>&1; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  timeout 120 mpirun --oversubscribe -np 2 "$T" enumerate --mpi --pieces R1 --db r.mdb >out 2>err
+  # Open MPI's own allocations at exit are not this program's: no leak report under ASan
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    timeout 120 mpirun --oversubscribe -np 2 "$T" enumerate --mpi --pieces R1 --db r.mdb >out 2>err
 else
   timeout 120 "$T" enumerate --mpi --pieces R1 --db r.mdb >out 2>err # built without MPI: refused the same way
 fi
