@@ -68,6 +68,11 @@ check "futile: zukou 33" "mate 17" "$out"
 # another defence than without the drop: futile here, "mated at all" (19, not 21)
 out=$("$T" solve "9/9/6n2/8n/6+pl1/7Sn/4+pp1k1/7N1/7s+R b R2B4g2s3l15p 1" | head -1)
 check "futile: zukou 50" "mate 19" "$out"
+# 将棋図巧 89 after ply 18: P*7d is taken by 7f7d, and the silver on 6c can take the
+# rook back: not free, a defence (13; the book's line plays 7c6b, 11)
+out=$("$T" solve "3B5/n4l3/1BksP4/9/3P5/1S2R4/9/9/9 b r4g2s3n3l16p 1" | sed -n 1,2p)
+check "futile: zukou 89, the capture answered" "mate 13
+usi 5f7f P*7d 7f7d 7c6b 5c5b+ 6c5b 7d7c+ 6b5a 6a5b+ 5a5b 8c7d+ 5b5a S*5b" "$out"
 
 # gote attacks (edge case yane-mate7-line9)
 out=$("$T" solve --no-futile-rule "ln3kgRl/2s1g2p1/2ppppn1p/p5p2/6b2/P3P4/1+rPP1PP1P/1P4S2/LNSK1G1NL w GPbsp 50" | head -1)
