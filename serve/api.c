@@ -686,9 +686,19 @@ static enum MHD_Result reply_export(Server *s, struct MHD_Connection *c, bool ht
   }
   bool complete = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "complete")) && *v && strcmp(v, "0");
   bool minimal = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "minimal")) && *v && strcmp(v, "0");
-  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag")) && *v)
-    return serve_error(c, 400, "flag: an export selects by moves, complete, minimal and limit (the flags of each "
-                               "work are in its file)");
+  /* flag=F[,F]: each name known (as /api/query reads it), passed on as --flag F */
+  char flag_names[256] = "";
+  char *flags[8];
+  int nflags = 0;
+  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag")) && *v) {
+    if (strlen(v) >= sizeof flag_names) return serve_error(c, 400, "flag: too long");
+    snprintf(flag_names, sizeof flag_names, "%s", v);
+    for (char *save = NULL, *t = strtok_r(flag_names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      if (!dbutil_flag_parse(t) && !dbutil_flag_line_only(t)) return serve_error(c, 400, "flag: unknown flag '%s'", t);
+      if (nflags == (int)(sizeof flags / sizeof *flags)) return serve_error(c, 400, "flag: at most 8 names");
+      flags[nflags++] = t;
+    }
+  }
   if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset")) && *v && strcmp(v, "0"))
     return serve_error(c, 400, "offset: an export starts from the first work of the selection");
   pthread_mutex_lock(&s->mu);
@@ -713,12 +723,13 @@ static enum MHD_Result reply_export(Server *s, struct MHD_Connection *c, bool ht
     goto clean;
   }
   exe[k] = 0;
-  char *argv[16];
+  char *argv[32];
   int a = 0;
   argv[a++] = exe, argv[a++] = "export", argv[a++] = "--db", argv[a++] = s->db_path;
   if (moves[0]) argv[a++] = "--moves", argv[a++] = moves;
   if (complete) argv[a++] = "--complete";
   if (minimal) argv[a++] = "--minimal";
+  for (int i = 0; i < nflags; i++) argv[a++] = "--flag", argv[a++] = flags[i];
   argv[a++] = "--limit", argv[a++] = limit;
   argv[a++] = html ? "--html" : "--kif-file", argv[a++] = out;
   argv[a] = NULL;

@@ -19,10 +19,17 @@
 #include "solver.h"
 
 static const char EXPORT_HELP[] =
-    "usage: tsume export --db PATH [--moves N] [--complete] [--minimal] [--limit K]\n"
+    "usage: tsume export --db PATH [--moves N] [--complete | --flag F] [--minimal] [--limit K]\n"
     "                    (--kif DIR | --kif-file F | --sfen F | --html DIR) [--utf8]\n"
     "                    [--no-variations] [--partial] [--force]\n"
-    "Writes problems of an enumerated database.\n"
+    "Writes problems of an enumerated database, selected as tsume query selects them:\n"
+    "  --moves N        only N-ply problems\n"
+    "  --complete       only complete works (完全作)\n"
+    "  --flag F         only problems with flag F (given again: with every one); the names\n"
+    "                   are those of tsume query --help (yozume, minimal, hendou, ...)\n"
+    "  --minimal        only minimal problems\n"
+    "  --limit K        at most K problems\n"
+    "and written as:\n"
     "  --kif DIR        one KIF file per problem, DIR/<material>-<length>-<number>.kif, e.g.\n"
     "                   G2P1-07-000001.kif (CP932, as 柿木将棋 and ShogiGUI expect; --utf8\n"
     "                   writes .kifu in UTF-8)\n"
@@ -268,7 +275,7 @@ static int export_main(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},          {"db", required_argument, NULL, 'd'},
       {"moves", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'l'},
       {"complete", no_argument, NULL, 'c'},      {"minimal", no_argument, NULL, 'M'},
-      {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
+      {"flag", required_argument, NULL, 'f'},    {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
       {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
       {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
       {"html", required_argument, NULL, 'H'},    {"force", no_argument, NULL, 'F'},
@@ -289,6 +296,11 @@ static int export_main(int argc, char **argv) {
       break;
     case 'c': x.need |= TSDB_F_COMPLETE; break;
     case 'M': x.need |= TSDB_F_MINIMAL; break;
+    case 'f': {
+      int st = dbutil_option_flag("export", optarg, &x.need);
+      if (st) return st;
+      break;
+    }
     case 'k': x.kif_dir = optarg; break;
     case 'K': x.kif_file = optarg; break;
     case 's': x.sfen_file = optarg; break;
@@ -302,6 +314,7 @@ static int export_main(int argc, char **argv) {
   }
   if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("export", "missing --db PATH");
+  if (dbutil_need_exclusive("export", x.need)) return 1;
   if (!!x.kif_dir + !!x.kif_file + !!x.sfen_file + !!x.html_dir != 1)
     return cli_usage_error("export", "give exactly one of --kif DIR, --kif-file F, --sfen F, --html DIR");
   if (x.html_dir) x.utf8 = true; /* the book's pages are UTF-8 */
@@ -343,11 +356,16 @@ static int export_main(int argc, char **argv) {
   }
   x.dir = stage;
   if (x.html_dir) {
-    char title[160], sel[160], len[32] = "";
+    char title[160], sel[400], len[32] = "", flags[256] = "";
     snprintf(title, sizeof title, "%s図式", x.material);
     if (have_moves) snprintf(len, sizeof len, "%llu手詰", (unsigned long long)moves);
-    snprintf(sel, sizeof sel, "%s%s%s", x.need & TSDB_F_COMPLETE ? "完全作 " : "", x.need & TSDB_F_MINIMAL ? "minimal " : "",
-             len);
+    uint32_t others = x.need & ~(uint32_t)(TSDB_F_COMPLETE | TSDB_F_MINIMAL);
+    if (others) {
+      dbutil_flags_format(others, flags, sizeof flags - 1);
+      strcat(flags, " ");
+    }
+    snprintf(sel, sizeof sel, "%s%s%s%s", x.need & TSDB_F_COMPLETE ? "完全作 " : "", x.need & TSDB_F_MINIMAL ? "minimal " : "",
+             flags, len);
     const char *player = getenv("TSUME_PLAYER_DIR");
     rc = book_open(x.html_dir, title, sel, player ? player : TSUME_PLAYER_DIR, &x.book, &err);
     if (rc) {

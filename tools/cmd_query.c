@@ -194,7 +194,7 @@ static int query_main(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
-    uint32_t b;
+    int st;
     switch (c) {
     case 'h': fputs(QUERY_HELP, stdout); return 0;
     case 'd': path = optarg; break;
@@ -209,14 +209,7 @@ static int query_main(int argc, char **argv) {
     case 'c': q.need |= TSDB_F_COMPLETE; break;
     case 'M': q.need |= TSDB_F_MINIMAL; break;
     case 'f':
-      if (dbutil_flag_line_only(optarg)) {
-        cli_message("query", "--flag %s: a flaw of a given line (tsume check), which no stored problem has: nothing "
-                             "matches", optarg);
-        return 1;
-      }
-      if (!(b = dbutil_flag_parse(optarg)))
-        return cli_usage_error("query", "unknown flag '%s' (the names are in tsume query --help)", optarg);
-      q.need |= b;
+      if ((st = dbutil_option_flag("query", optarg, &q.need))) return st;
       break;
     case 'n': q.count_only = true; break;
     case 'j': q.json = true; break;
@@ -230,13 +223,7 @@ static int query_main(int argc, char **argv) {
   if (q.both && !q.count_only)
     return cli_usage_error("query", "--both-mirrors goes with --count (a listing shows the positions stored, one of "
                                     "each mirror pair)");
-  if ((q.need & TSDB_F_COMPLETE) && (q.need & DB_FLAGS_NOT_COMPLETE)) {
-    char f[256];
-    dbutil_flags_format(q.need & DB_FLAGS_NOT_COMPLETE, f, sizeof f);
-    cli_message("query", "--complete and --flag %s exclude each other (a complete work has no such flaw): nothing "
-                         "matches", f);
-    return 1;
-  }
+  if (dbutil_need_exclusive("query", q.need)) return 1;
   q.limit = limit;
   TsDb *db;
   TsError err;

@@ -45,6 +45,26 @@ bool dbutil_flag_line_only(const char *name) {
   return false;
 }
 
+int dbutil_option_flag(const char *cmd, const char *name, uint32_t *need) {
+  if (dbutil_flag_line_only(name)) {
+    cli_message(cmd, "--flag %s: a flaw of a given line (tsume check), which no stored problem has: nothing matches",
+                name);
+    return 1;
+  }
+  uint32_t b = dbutil_flag_parse(name);
+  if (!b) return cli_usage_error(cmd, "unknown flag '%s' (the names are in tsume query --help)", name);
+  *need |= b;
+  return 0;
+}
+
+int dbutil_need_exclusive(const char *cmd, uint32_t need) {
+  if (!(need & TSDB_F_COMPLETE) || !(need & DB_FLAGS_NOT_COMPLETE)) return 0;
+  char f[256];
+  dbutil_flags_format(need & DB_FLAGS_NOT_COMPLETE, f, sizeof f);
+  cli_message(cmd, "--complete and --flag %s exclude each other (a complete work has no such flaw): nothing matches", f);
+  return 1;
+}
+
 void dbutil_key_hex(const TsRecord *rec, char *out, size_t n) {
   size_t k = 0;
   out[0] = 0;

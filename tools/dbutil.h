@@ -32,6 +32,13 @@ uint32_t dbutil_flag_parse(const char *name);
 /* Whether name is a flaw kind of a given line only (illegal, not-check, not-mate,
  * not-longest-defence): a name `tsume check` reports that no stored problem carries. */
 bool dbutil_flag_line_only(const char *name);
+/* --flag NAME of a command selecting records (query, export): adds its bit to
+ * *need. 0 ok; 1 a flaw of a given line only, which no record has (said:
+ * nothing matches); 2 an unknown name (a usage error, said). */
+int dbutil_option_flag(const char *cmd, const char *name, uint32_t *need);
+/* 1 (said: nothing matches) when need asks for complete works and a flaw that
+ * excludes it; 0 otherwise. */
+int dbutil_need_exclusive(const char *cmd, uint32_t need);
 /* The flags a complete work never has (fatal flaws, and the records not settled). */
 #define DB_FLAGS_NOT_COMPLETE                                                                                  \
   (TSDB_F_YOZUME | TSDB_F_HAYAZUME | TSDB_F_KOMAAMARI | TSDB_F_HENCHOU | TSDB_F_FUZUME | TSDB_F_FUTILE_CUT |   \

@@ -106,6 +106,18 @@ for opt in sfen kif-file; do
 done
 expect "export --sfen -: on stdout" 0 out "complete" export --db g.mdb --moves 7 --complete --sfen -
 [ "$(wc -l <out)" = 30 ] && [ ! -e ./- ] && ok "export --sfen -: 30 lines, no file named -" || ko "export --sfen -" "$(wc -l <out) lines"
+# ---- export selects as query does: --flag (repeatable), with query's messages ----
+"$T" query --db g.mdb --moves 5 --flag hendou --count >q.cnt 2>/dev/null
+run export --db g.mdb --moves 5 --flag hendou --sfen -
+[ "$ST" = 0 ] && [ "$(wc -l <"$TMP/out")" = "$(tail -n 1 q.cnt)" ] && [ "$(cut -f3 "$TMP/out" | grep -c hendou)" = "$(wc -l <"$TMP/out")" ] &&
+  ok "export --flag hendou: the problems query --flag lists ($(tail -n 1 q.cnt))" || ko "export --flag hendou" "exit $ST, $(wc -l <"$TMP/out") lines, query $(tail -n 1 q.cnt)"
+run export --db g.mdb --moves=5 --flag=hendou --flag=yozume --sfen=-
+n=$(wc -l <"$TMP/out")
+[ "$ST" = 0 ] && [ "$n" -gt 0 ] && [ "$(cut -f3 "$TMP/out" | grep 'hendou' | grep -c 'yozume')" = "$n" ] &&
+  ok "export --flag=hendou --flag=yozume: $n problems, each with both" || ko "export --flag twice" "exit $ST, $n lines"
+expect "export --flag: an unknown name" 2 err "unknown flag 'nosuch'" export --db g.mdb --flag nosuch --sfen -
+expect "export --flag: a flaw of a given line only" 1 err "no stored problem has" export --db g.mdb --flag not-mate --sfen -
+expect "export --complete --flag yozume: nothing matches" 1 err "exclude each other" export --db g.mdb --complete --flag yozume --sfen -
 expect "export --kif-file -: on stdout in UTF-8" 0 out "作品番号" export --db g.mdb --moves 7 --complete --kif-file -
 
 # ---- a refused run leaves nothing: enumerate --mpi of a material with a ranging piece ----

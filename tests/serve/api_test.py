@@ -163,6 +163,13 @@ with open(os.path.join(W, "e.kifu"), encoding="utf-8") as f:
 check("export.kif = tsume export --kif-file (three records with 変化), as a download",
       st == 200 and data.decode() == exported and exported.count("手数----指手") == 3
       and "attachment" in h.get("Content-Disposition", ""), h)
+st, h, data = request("GET", "/api/export.kif?moves=5&flag=hendou,yozume&limit=20")
+rc, _, _ = run("export", "--db", os.path.join(W, "g.mdb"), "--moves", "5", "--flag", "hendou", "--flag", "yozume",
+               "--limit", "20", "--kif-file", os.path.join(W, "f.kifu"))
+with open(os.path.join(W, "f.kifu"), encoding="utf-8") as f:
+    exported = f.read()
+check("export.kif by flag = tsume export --flag hendou --flag yozume",
+      st == 200 and data.decode() == exported and exported.count("手数----指手") >= 1, (st, data[:200]))
 st, h, data = request("GET", "/api/export.tar?moves=7&complete=1&limit=4")
 import io
 import tarfile
@@ -284,7 +291,9 @@ error_case("POST on a GET API", "POST", "/api/info", b"", 405)
 error_case("query: bad moves", "GET", "/api/query?moves=x", None, 400, contains="moves")
 error_case("query: unknown flag", "GET", "/api/query?flag=nosuch", None, 400, contains="nosuch")
 error_case("query: limit 0", "GET", "/api/query?limit=0", None, 400, contains="limit")
-error_case("export: a flag", "GET", "/api/export.kif?flag=yozume", None, 400, contains="flag")
+error_case("export: an unknown flag", "GET", "/api/export.kif?flag=nosuch", None, 400, contains="nosuch")
+error_case("export: complete and a fatal flaw", "GET", "/api/export.kif?complete=1&flag=yozume", None, 404,
+           contains="exclude each other")
 error_case("export.tar: limit over 2000", "GET", "/api/export.tar?limit=2001", None, 400, contains="limit")
 error_case("stop: no such job", "POST", "/api/jobs/0123456789abcdef0123456789abcdef/stop", b"", 404)
 error_case("a method not served", "DELETE", "/api/check", None, 405)

@@ -1217,20 +1217,12 @@ async function dbSearch() {
   const ctl = new AbortController();
   DB.ctl = ctl;
   const q = dbParams(true);
-  // an export is `tsume export` of the length and 完全作 selection: each work confirmed by the checker, with 変化
+  // an export is `tsume export` of the same selection: each work confirmed by the checker, with 変化
   const e = new URLSearchParams();
-  if (q.has('moves')) e.set('moves', q.get('moves'));
-  if (q.has('complete')) e.set('complete', '1');
-  const flagged = q.has('flag');
-  for (const [id, url] of [['db-export', `/api/export.kif?${e}&limit=1000`], ['db-book', `/api/export.tar?${e}&limit=500`]]) {
-    const a = $(id);
-    if (flagged) a.removeAttribute('href');
-    else a.href = url;
-    a.classList.toggle('disabled', flagged);
-  }
-  $('db-export-note').textContent = flagged
-    ? '書き出しは手数と完全作で選ぶ (an export selects by length and complete, not by flag)'
-    : '書き出しは詰将棋検査で確認 (each work confirmed by the checker)';
+  for (const k of ['moves', 'complete', 'flag']) if (q.has(k)) e.set(k, q.get(k));
+  $('db-export').href = `/api/export.kif?${e}&limit=1000`;
+  $('db-book').href = `/api/export.tar?${e}&limit=500`;
+  $('db-export-note').textContent = '書き出しは詰将棋検査で確認 (each work confirmed by the checker)';
   const list = $('db-list');
   list.textContent = '';
   list.start = DB.offset + 1;
