@@ -334,7 +334,7 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
   int rc = (num - 1) % BOOK_FOLDER_WORKS == 0 ? book_mkdir(path, err) : TS_OK;
   if (rc) return rc;
 
-  /* the diagrams are drawn in the page from the SFEN (diagram.js, the markup of svg.c) */
+  /* the diagrams are drawn in the page from the SFEN (book.js, the markup of svg.c) */
   Position end = *w->pos;
   for (int i = 0; i < w->line_len; i++) {
     Undo u;
@@ -378,14 +378,11 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
             "</figure>\n<figure id=\"final\" data-sfen=\"%s\" data-title=\"詰め上がり\" data-length=\"%d\" data-last=\"%s\" "
             "data-attacker=\"%c\"></figure>\n</div>\n",
             sfen, w->id, w->length, end_sfen, w->length, last, w->pos->side == BLACK ? 'b' : 'w');
-    if (b->player && !strstr(w->kif, "</")) {
-      /* kifu-for-js replaces this script element by its board and move list */
-      fprintf(f, "<h2>再生</h2>\n<div class=\"player\" id=\"player\"><script type=\"text/kifu\">\n%s</script></div>\n",
-              w->kif);
-    }
+    if (b->player) /* book.js gives the KIF below to kifu-for-js, which draws its board and move list here */
+      fprintf(f, "<h2>再生</h2>\n<div class=\"player\" id=\"player\" data-kif=\"kif\"></div>\n");
     fprintf(f, "<h2>棋譜 (KIF)</h2>\n<pre class=\"kif\" id=\"kif\">");
     ok &= book_put_text(f, w->kif);
-    fprintf(f, "</pre>\n<script src=\"../../diagram.js\"></script>\n</body></html>\n");
+    fprintf(f, "</pre>\n<script src=\"../../book.js\"></script>\n</body></html>\n");
     rc = ok ? book_file_commit(&bf, err) : ts_error_set(err, TS_ERR_NOMEM, "book", 0, 0, "out of memory");
     if (bf.f) {
       fclose(bf.f);
@@ -535,7 +532,7 @@ static int book_list_page(Book *b, unsigned long long page, unsigned long long p
   fprintf(f, "</tbody></table>\n");
   book_pager(f, page, pages);
   fputs(BOOK_FILTER_JS, f);
-  fprintf(f, "<script src=\"diagram.js\"></script>\n");
+  fprintf(f, "<script src=\"book.js\"></script>\n");
   fprintf(f, "</body></html>\n");
   return book_file_commit(&bf, err);
 }
@@ -585,9 +582,9 @@ int book_close(Book *b, TsError *err) {
     fputs(BOOK_CSS, bf.f);
     rc = book_file_commit(&bf, err);
   }
-  if (!rc) rc = book_file_open(b, "diagram.js", &bf, err);
+  if (!rc) rc = book_file_open(b, "book.js", &bf, err);
   if (!rc) {
-    fputs(BOOK_DIAGRAM_JS, bf.f);
+    fputs(BOOK_JS, bf.f);
     rc = book_file_commit(&bf, err);
   }
   if (!rc && fflush(b->rows) != 0) rc = book_io_error(err, "temporary file", "write failed");

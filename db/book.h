@@ -9,9 +9,10 @@
  *   DIR/w/0000/<id>.html  one page per work (1000 works a folder): the 図面
  *                        and its final position, the KIF with 変化, and a
  *                        move-by-move player (kifu-for-js, when installed)
- *   DIR/diagram.js       draws every diagram of the pages from its SFEN, in the
- *                        markup of svg.h (db/book_diagram.js): a page carries a
- *                        SFEN, not a drawing
+ *   DIR/book.js          draws every diagram of the pages from its SFEN, in the
+ *                        markup of svg.h, and gives the page's KIF to the player
+ *                        (db/book.js): a page carries a SFEN, not a drawing, and
+ *                        its KIF once
  *   DIR/player/          kifu-for-js's bundle, copied from the directory given
  *   DIR/book.css
  *   DIR/.tsume-book      the marker: its first line is BOOK_MARKER_TEXT
@@ -43,8 +44,8 @@
 
 /* The file that marks a folder as a book of this program, and its first line. */
 #define BOOK_MARKER ".tsume-book"
-/* db/book_diagram.js, compiled in */
-extern const char BOOK_DIAGRAM_JS[];
+/* db/book.js, compiled in */
+extern const char BOOK_JS[];
 #define BOOK_MARKER_TEXT "tsume-book 1"
 
 typedef struct {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # book_test.sh - `tsume export --html DIR` writes a paged book: list pages of 500
 # works, work pages in folders of 1000, each work page with its diagram and final
-# position (as SFENs that diagram.js draws), its KIF with 変化 and the player; the
+# position (as SFENs that book.js draws), its KIF with 変化 and the player; the
 # player copied into the book; a book of 1,200 works under 6 MB.
 # usage: book_test.sh <tsume binary>
 . "$(dirname "$0")/lib.sh"
@@ -26,8 +26,8 @@ for p in index.html page-0002.html page-0003.html; do
   done
 done
 check "every row's diagram links to its page" "0 1200" "$missing $(cat "$W/b"/*.html | grep -c 'class="dg" data-sfen="[^"]')"
-check "the diagram script" yes "$(cmp -s "$W/b/diagram.js" "$(dirname "$0")/../../db/book_diagram.js" && echo yes)"
-check "every page loads it" 3 "$(grep -l '<script src="diagram.js">' "$W/b"/*.html | wc -l)"
+check "the book's script" yes "$(cmp -s "$W/b/book.js" "$(dirname "$0")/../../db/book.js" && echo yes)"
+check "every page loads it" 3 "$(grep -l '<script src="book.js">' "$W/b"/*.html | wc -l)"
 size=$(du -sk --apparent-size "$W/b" | cut -f1)
 check "1,200 works under 6 MB (got ${size} KB)" yes "$([ "$size" -lt 6144 ] && echo yes)"
 
@@ -38,7 +38,7 @@ check "7-move complete works listed" 30 "$n"
 page=$(ls "$W/c/w/0000"/*.html | head -1)
 sfen=$(sed -n 's/.*<tr><th>SFEN<\/th><td><code>\([^<]*\)<.*/\1/p' "$page")
 check "work diagram: the page's SFEN" 1 "$(grep -c "<figure id=\"diagram\" data-sfen=\"$sfen\" data-title=\"[^\"]*\" data-length=\"7\">" "$page")"
-# diagram.js draws, from the page's SFENs, what `tsume show --svg` draws: the
+# book.js draws, from the page's SFENs, what `tsume show --svg` draws: the
 # diagram, and the final position (the solver's line played, its last move shaded)
 same=0
 for pg in "$W/c/w/0000"/*.html; do
@@ -49,17 +49,17 @@ for pg in "$W/c/w/0000"/*.html; do
     "$T" show --svg --final --title 詰め上がり --length 7 "$sf" >"$W/c2.svg" && cmp -s "$W/j1.svg" "$W/c1.svg" &&
     cmp -s "$W/j2.svg" "$W/c2.svg" && same=$((same + 1))
 done
-check "diagram.js = show --svg, diagram and final, on every 7-move page" 30 "$same"
+check "book.js = show --svg, diagram and final, on every 7-move page" 30 "$same"
 check "work diagram is well-formed XML" ok "$(xmllint --noout "$W/j1.svg" && echo ok)"
 check "work page: KIF with 変化" yes "$(grep -q '^変化：' "$page" && echo yes)"
-check "work page: the player's script" 1 "$(grep -c '<script type="text/kifu">' "$page")"
-check "work page: loads diagram.js" 1 "$(grep -c '<script src="../../diagram.js">' "$page")"
+check "work page: the player, fed from the KIF text (written once)" "1 0 1" "$(grep -c '<div class="player" id="player" data-kif="kif"></div>' "$page") $(grep -c 'text/kifu' "$page") $(grep -c '^手数----指手' "$page")"
+check "work page: loads book.js" 1 "$(grep -c '<script src="../../book.js">' "$page")"
 
 # without the player: the book is written, with a warning
 TSUME_PLAYER_DIR="$W/none" "$T" export --db "$W/g.mdb" --moves 5 --limit 3 --html "$W/np" 2>"$W/err"
 check "no player: exit 0" 0 $?
 check "no player: warned" 1 "$(grep -c 'kifu-for-js) is not installed' "$W/err")"
-check "no player: no player script" 0 "$(cat "$W/np/w/0000"/*.html | grep -c 'text/kifu')"
+check "no player: no player" 0 "$(cat "$W/np/w/0000"/*.html | grep -c 'data-kif')"
 "$T" export --db "$W/g.mdb" --moves 5 --html "$W/x" --sfen "$W/x.sfen" >/dev/null 2>&1
 check "--html with --sfen is a usage error" 2 $?
 exit $fail

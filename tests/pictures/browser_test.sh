@@ -2,7 +2,7 @@
 # browser_test.sh - the HTML book in a real browser: headless Chromium opens the
 # exported book's index and one work page from file:// (no server), the test
 # reads the DOM it dumps after the scripts ran and checks that the list holds
-# every work (and the filter script counted them, diagram.js drew them), that the
+# every work (and the filter script counted them, book.js drew them), that the
 # work page's two diagrams were drawn, and that the player
 # (kifu-for-js) drew its board and its move list. Screenshots of both pages are
 # saved in OUTDIR for a person to look at.
@@ -25,7 +25,7 @@ n=$(sed -n 's/^exported \([0-9]*\) problem.*/\1/p' "$W/export.log")
 browser "file://$W/book/index.html" --dump-dom >"$W/index.dom"
 check "index: rows in the list" "$n" "$(grep -o '<tr data-len="7"' "$W/index.dom" | wc -l)"
 check "index: the filter script ran" "$n / $n" "$(sed -n 's/.*<span id="shown">\([^<]*\)<.*/\1/p' "$W/index.dom")"
-check "index: every row's diagram drawn by diagram.js" "$n" "$(grep -o '<svg[^>]*class="tsume-diagram"' "$W/index.dom" | wc -l)"
+check "index: every row's diagram drawn by book.js" "$n" "$(grep -o '<svg[^>]*class="tsume-diagram"' "$W/index.dom" | wc -l)"
 check "index: the histogram" 1 "$(grep -c '<svg class="hist"' "$W/index.dom")"
 browser "file://$W/book/index.html" --window-size=1000,800 --screenshot="$OUT/book-index.png" >/dev/null
 check "index: screenshot" yes "$([ -s "$OUT/book-index.png" ] && echo yes)"

@@ -1,10 +1,13 @@
 /*
- * book_diagram.js - the 詰将棋 diagram (図面) of a SFEN as SVG text, the same
- * markup as core/svg.c writes (tsume show --svg), so that a book page carries
- * a SFEN instead of two drawings. In a page it draws every element with a
- * data-sfen attribute (data-title, data-length, data-last = the shaded square
- * as "2c", data-attacker = "b" or "w"); under node it is a module:
- * tsumeDiagram(sfen, {title, length, last, attacker}) -> SVG text or null.
+ * book.js - the script of the HTML book (tsume export --html). The 詰将棋
+ * diagram (図面) of a SFEN as SVG text, the same markup as core/svg.c writes
+ * (tsume show --svg), so that a page carries a SFEN instead of a drawing: in a
+ * page it draws every element with a data-sfen attribute (data-title,
+ * data-length, data-last = the shaded square as "2c", data-attacker = "b" or
+ * "w"). It also hands the page's KIF text (the element named by a player's
+ * data-kif) to the move player as its script, so the KIF is written once.
+ * Under node it is a module: draw(sfen, {title, length, last, attacker}) -> SVG
+ * text or null.
  */
 (function () {
   'use strict';
@@ -182,6 +185,20 @@
       if (svg) e.insertAdjacentHTML('afterbegin', svg);
     }
   }
+  /* the player (kifu-for-js) reads script elements of type text/kifu when the page has loaded:
+   * this script runs before that, at the end of the page */
+  function players() {
+    var els = document.querySelectorAll('[data-kif]');
+    for (var i = 0; i < els.length; i++) {
+      var src = document.getElementById(els[i].getAttribute('data-kif'));
+      if (!src) continue;
+      var s = document.createElement('script');
+      s.type = 'text/kifu';
+      s.textContent = src.textContent;
+      els[i].appendChild(s);
+    }
+  }
+  players();
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', drawAll);
   else drawAll();
 })();
