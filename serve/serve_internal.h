@@ -57,6 +57,8 @@ struct Job {
   bool ndjson;     /* the response is lines of JSON (heartbeat: a progress line), else one object (heartbeat: "\n") */
   volatile int stop;
   volatile int *linked_stop; /* a pooled checker's stop flag while the job holds it (under mu) */
+  struct Checker *linked_checker; /* that checker (under mu): its nodes go into the heartbeat */
+  uint64_t shown_nodes;           /* the most nodes a heartbeat has shown (under mu) */
   uint64_t t0_ms;
   JobFn run;
   void *arg;

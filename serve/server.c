@@ -204,9 +204,17 @@ static ssize_t job_reader(void *cls, uint64_t offset, char *buf, size_t max) {
     int e = 0;
     while (j->pos == j->len && !j->done && e != ETIMEDOUT) e = pthread_cond_timedwait(&j->cv, &j->mu, &ts);
     if (e == ETIMEDOUT && j->pos == j->len && !j->done) {
-      int n = j->ndjson ? snprintf(buf, max, "{\"progress\":{\"elapsed_ms\":%llu}}\n",
-                                   (unsigned long long)(serve_now_ms() - j->t0_ms))
-                        : snprintf(buf, max, "\n");
+      int n;
+      if (j->ndjson && j->linked_checker) { /* a check: its nodes too, never fewer than shown before */
+        uint64_t nodes = check_nodes_live(j->linked_checker);
+        if (nodes > j->shown_nodes) j->shown_nodes = nodes;
+        n = snprintf(buf, max, "{\"progress\":{\"elapsed_ms\":%llu,\"nodes\":%llu}}\n",
+                     (unsigned long long)(serve_now_ms() - j->t0_ms), (unsigned long long)j->shown_nodes);
+      } else {
+        n = j->ndjson ? snprintf(buf, max, "{\"progress\":{\"elapsed_ms\":%llu}}\n",
+                                 (unsigned long long)(serve_now_ms() - j->t0_ms))
+                      : snprintf(buf, max, "\n");
+      }
       pthread_mutex_unlock(&j->mu);
       return n > 0 && (size_t)n < max ? n : 0;
     }
@@ -251,6 +259,7 @@ Checker *checker_take(Job *j, CheckerSlot **slot) {
   pthread_mutex_lock(&j->mu);
   t->stop = j->stop;
   j->linked_stop = &t->stop;
+  j->linked_checker = t->checker;
   pthread_mutex_unlock(&j->mu);
   *slot = t;
   return t->checker;
@@ -259,6 +268,7 @@ Checker *checker_take(Job *j, CheckerSlot **slot) {
 void checker_put(Job *j, CheckerSlot *slot) {
   pthread_mutex_lock(&j->mu);
   j->linked_stop = NULL;
+  j->linked_checker = NULL;
   pthread_mutex_unlock(&j->mu);
   pthread_mutex_lock(&j->srv->mu);
   slot->busy = false;

@@ -112,6 +112,10 @@ bool check_set_quick_after_fatal(Checker *c, bool on) {
 
 uint64_t check_deadline(const Checker *c) { return c->deadline_ms; }
 
+uint64_t check_nodes_live(const Checker *c) {
+  return __atomic_load_n(&c->nodes, __ATOMIC_RELAXED) + __atomic_load_n(&c->s->nodes, __ATOMIC_RELAXED);
+}
+
 const CheckOptions *check_options(const Checker *c) { return &c->opt; }
 Solver *check_solver(Checker *c) { return c->s; }
 

@@ -178,6 +178,11 @@ uint64_t check_deadline(const Checker *c);
 uint64_t check_set_time(Checker *c, uint64_t time_ms);
 bool check_set_quick_after_fatal(Checker *c, bool on);
 
+/* The nodes of the check in progress so far, for a progress display on another
+ * thread: the checker's count of its finished questions and its solver's of
+ * the current one, read without a lock (an estimate, not always growing). */
+uint64_t check_nodes_live(const Checker *c);
+
 /* The solver the checker uses (its table is shared with the checks). */
 Solver *check_solver(Checker *c);
 

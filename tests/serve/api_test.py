@@ -8,6 +8,7 @@ the server still answers.
 
 usage: api_test.py <tsume binary> <scratch folder>
 """
+import atexit
 import http.client
 import json
 import os
@@ -47,6 +48,8 @@ rc, _, err = run("enumerate", "--pieces", "G2P1", "--db", os.path.join(W, "g.mdb
 check("enumerate G2P1", rc == 0, err)
 srv = subprocess.Popen([T, "serve", "--port", "0", "--jobs", "2", "--db", os.path.join(W, "g.mdb")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+# a test that stops on an exception leaves no server behind
+atexit.register(lambda: srv.poll() is None and srv.kill())
 first = srv.stdout.readline()
 check("serve prints its address", first.startswith("tsume serve: http://127.0.0.1:"), first)
 port = int(first.strip().rsplit(":", 1)[1].rstrip("/"))
@@ -115,6 +118,12 @@ rc, out, _ = run("check", "--json", "--line", line, COMPLETE)
 check("check with a line = check --line --json", strip_times(lines(data)[-1]) == strip_times(json.loads(out.splitlines()[0])))
 st, _, data = request("POST", "/api/check", {"sfen": COMPLETE, "line": line.split()})
 check("line as an array", lines(data)[-1]["line_given"] is True and lines(data)[-1]["verdict"] == "complete")
+# a long check streams its progress with the nodes searched so far (never fewer than the line before)
+st, _, data = request("POST", "/api/check", {"sfen": "6R2/8k/8r/8G/9/9/9/9/9 b N2b3g4s3n4l18p 1",
+                                             "line": "N*2d 1b2b 2d3b+ 2b1b 3a2a+", "time_ms": 1500})
+prog = [o["progress"] for o in lines(data) if "progress" in o]
+check("check progress: elapsed and nodes, growing", len(prog) >= 3 and all("nodes" in p for p in prog) and
+      prog[-1]["nodes"] > 0 and all(a["nodes"] <= b["nodes"] for a, b in zip(prog, prog[1:])), prog[:4])
 st, _, data = request("POST", "/api/check", {"sfen": HEAVY, "time_ms": 300})
 last = lines(data)[-1]
 check("time_ms bounds a check (unknown or nomate within the budget)", last["verdict"] in ("unknown", "nomate"), last)
