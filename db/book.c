@@ -526,7 +526,8 @@ static int book_list_page(Book *b, unsigned long long page, unsigned long long p
     unsigned long long folder = (strtoull(num, NULL, 10) - 1) / BOOK_FOLDER_WORKS;
     fprintf(f, "<tr data-len=\"%s\" data-flags=\"%s\"><td><a href=\"w/%04llu/%s.html\">%s</a></td>", len, flags,
             folder, id, num);
-    fprintf(f, "<td><a href=\"w/%04llu/%s.html\" class=\"dg\" data-sfen=\"%s\"></a></td>", folder, id, sfen);
+    fprintf(f, "<td><a href=\"w/%04llu/%s.html\" class=\"dg\" aria-label=\"%s\" data-sfen=\"%s\"></a></td>", folder, id,
+            id, sfen);
     fprintf(f, "<td>%s</td><td>%s</td><td>%s</td></tr>\n", len, flags, pieces);
   }
   fprintf(f, "</tbody></table>\n");

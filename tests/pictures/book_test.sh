@@ -21,11 +21,11 @@ check "no CDN or remote URL" 0 "$(grep -l 'src="http\|href="http' "$W/b"/*.html 
 # every list row links to a work page that exists, through its diagram's SFEN
 missing=0
 for p in index.html page-0002.html page-0003.html; do
-  for f in $(grep -o '<a href="w/[0-9]*/[^"]*\.html" class="dg" data-sfen="[^"]*"' "$W/b/$p" | sed 's/^<a href="//; s/".*//'); do
+  for f in $(grep -o '<a href="w/[0-9]*/[^"]*\.html" class="dg" aria-label="[^"]*" data-sfen="[^"]*"' "$W/b/$p" | sed 's/^<a href="//; s/".*//'); do
     [ -f "$W/b/$f" ] || missing=$((missing + 1))
   done
 done
-check "every row's diagram links to its page" "0 1200" "$missing $(cat "$W/b"/*.html | grep -c 'class="dg" data-sfen="[^"]')"
+check "every row's diagram links to its page" "0 1200" "$missing $(cat "$W/b"/*.html | grep -c 'class="dg" aria-label="[^"]*" data-sfen="[^"]')"
 check "the book's script" yes "$(cmp -s "$W/b/book.js" "$(dirname "$0")/../../db/book.js" && echo yes)"
 check "every page loads it" 3 "$(grep -l '<script src="book.js">' "$W/b"/*.html | wc -l)"
 size=$(du -sk --apparent-size "$W/b" | cut -f1)
