@@ -275,8 +275,9 @@ static int export_main(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},          {"db", required_argument, NULL, 'd'},
       {"moves", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'l'},
       {"complete", no_argument, NULL, 'c'},      {"minimal", no_argument, NULL, 'M'},
-      {"flag", required_argument, NULL, 'f'},    {"kif", required_argument, NULL, 'k'},     {"kif-file", required_argument, NULL, 'K'},
-      {"sfen", required_argument, NULL, 's'},    {"utf8", no_argument, NULL, 'u'},
+      {"flag", required_argument, NULL, 'f'},    {"kif", required_argument, NULL, 'k'},
+      {"kif-file", required_argument, NULL, 'K'}, {"sfen", required_argument, NULL, 's'},
+      {"utf8", no_argument, NULL, 'u'},
       {"no-variations", no_argument, NULL, 'V'}, {"partial", no_argument, NULL, 'P'},
       {"html", required_argument, NULL, 'H'},    {"force", no_argument, NULL, 'F'},
       {NULL, 0, NULL, 0}};
