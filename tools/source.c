@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,11 +203,108 @@ int source_load_file(const char *path, Position *pos, SourceLine *line, TsError 
   return source_load_record(path, 0, pos, line, NULL, err);
 }
 
+/* What a text is read as, and where its records start (computed once per text). */
+typedef struct {
+  SourceType type;
+  KifEncoding hint;
+  bool sniffed;    /* the type came from the text, not the name */
+  int count;       /* records (1 but for a KIF of several records or a .sfen list) */
+  size_t *starts;  /* count > 1: the offset of each record */
+  int *first_line; /* count > 1: its first line, 1-based */
+} SourceIndex;
+
+static void source_index_free(SourceIndex *ix) {
+  free(ix->starts);
+  free(ix->first_line);
+  ix->starts = NULL;
+  ix->first_line = NULL;
+}
+
+static int source_index(const char *path, const char *text, size_t len, SourceIndex *ix, TsError *err) {
+  memset(ix, 0, sizeof *ix);
+  ix->type = SOURCE_UNKNOWN;
+  ix->hint = KIF_ENC_AUTO;
+  if (has_ext(path, ".kifu")) {
+    ix->type = SOURCE_KIF;
+    ix->hint = KIF_ENC_UTF8;
+  } else if (has_ext(path, ".kif")) {
+    /* .kif is CP932 by convention, but many tools write UTF-8 without saying so:
+     * let the reader decide from the bytes when the file does not declare it. */
+    ix->type = SOURCE_KIF;
+  } else if (has_ext(path, ".csa")) {
+    ix->type = SOURCE_CSA;
+  } else if (has_ext(path, ".sfen")) {
+    ix->type = SOURCE_SFEN;
+  } else {
+    ix->type = source_sniff(text, len);
+    ix->sniffed = true;
+  }
+  ix->count = 1;
+  if (ix->type == SOURCE_KIF || ix->type == SOURCE_SFEN) {
+    int count = source_records(ix->type, text, len, NULL, NULL, 0);
+    if (count > 1) {
+      ix->starts = malloc((size_t)count * sizeof *ix->starts);
+      ix->first_line = malloc((size_t)count * sizeof *ix->first_line);
+      if (!ix->starts || !ix->first_line) {
+        source_index_free(ix);
+        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+      }
+      source_records(ix->type, text, len, ix->starts, ix->first_line, count);
+      ix->count = count;
+    }
+  }
+  return TS_OK;
+}
+
+static int source_load_indexed(const char *path, const char *text, size_t len, const SourceIndex *ix, int index,
+                               Position *pos, SourceLine *line, SourceRecord *info, TsError *err);
+
+/* The last regular file read by source_load_record, with its index: a command that reads
+ * record after record of a file reads and scans it once. */
+static struct {
+  pthread_mutex_t mu;
+  char *path;
+  struct stat st;
+  char *text;
+  size_t len;
+  SourceIndex ix;
+} cache = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static bool cache_holds(const char *path, const struct stat *st) {
+  return cache.path && !strcmp(cache.path, path) && cache.st.st_dev == st->st_dev && cache.st.st_ino == st->st_ino &&
+         cache.st.st_size == st->st_size && cache.st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+         cache.st.st_mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
 int source_load_record(const char *path, int index, Position *pos, SourceLine *line, SourceRecord *info, TsError *err) {
-  char *text = NULL;
-  size_t len = 0;
   if (line) line->n = 0;
   if (info) memset(info, 0, sizeof *info);
+  struct stat st;
+  if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    pthread_mutex_lock(&cache.mu);
+    int rc = TS_OK;
+    if (!cache_holds(path, &st)) {
+      free(cache.path);
+      free(cache.text);
+      source_index_free(&cache.ix);
+      cache.path = cache.text = NULL;
+      rc = source_read_file(path, &cache.text, &cache.len, err);
+      if (!rc) rc = source_index(path, cache.text, cache.len, &cache.ix, err);
+      if (!rc && !(cache.path = strdup(path))) rc = ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
+      if (rc) {
+        free(cache.text);
+        cache.text = NULL;
+        source_index_free(&cache.ix);
+      } else {
+        cache.st = st;
+      }
+    }
+    if (!rc) rc = source_load_indexed(path, cache.text, cache.len, &cache.ix, index, pos, line, info, err);
+    pthread_mutex_unlock(&cache.mu);
+    return rc;
+  }
+  char *text = NULL;
+  size_t len = 0;
   int rc = source_read_file(path, &text, &len, err);
   if (rc) return rc;
   rc = source_load_text(path, text, len, index, pos, line, info, err);
@@ -216,58 +314,38 @@ int source_load_record(const char *path, int index, Position *pos, SourceLine *l
 
 int source_load_text(const char *path, const char *text, size_t len, int index, Position *pos, SourceLine *line,
                      SourceRecord *info, TsError *err) {
+  if (line) line->n = 0;
+  if (info) memset(info, 0, sizeof *info);
+  SourceIndex ix;
+  int rc = source_index(path, text, len, &ix, err);
+  if (rc) return rc;
+  rc = source_load_indexed(path, text, len, &ix, index, pos, line, info, err);
+  source_index_free(&ix);
+  return rc;
+}
+
+/* Record `index` of a text whose index is ix: read alone, its errors placed in the file. */
+static int source_load_indexed(const char *path, const char *text, size_t len, const SourceIndex *ix, int index,
+                               Position *pos, SourceLine *line, SourceRecord *info, TsError *err) {
   int rc;
   if (line) line->n = 0;
   if (info) memset(info, 0, sizeof *info);
-  SourceType type = SOURCE_UNKNOWN;
-  KifEncoding hint = KIF_ENC_AUTO;
-  bool sniffed = false;
-  if (has_ext(path, ".kifu")) {
-    type = SOURCE_KIF;
-    hint = KIF_ENC_UTF8;
-  } else if (has_ext(path, ".kif")) {
-    /* .kif is CP932 by convention, but many tools write UTF-8 without saying so:
-     * let the reader decide from the bytes when the file does not declare it. */
-    type = SOURCE_KIF;
-  } else if (has_ext(path, ".csa")) {
-    type = SOURCE_CSA;
-  } else if (has_ext(path, ".sfen")) {
-    type = SOURCE_SFEN;
-  } else {
-    type = source_sniff(text, len);
-    sniffed = true;
-  }
+  SourceType type = ix->type;
   if (info) info->format = SOURCE_NAME[type];
   int cap = line ? (int)(sizeof line->moves / sizeof line->moves[0]) : 0;
-  /* a file of several records: record `index` alone is read, its errors placed in the file */
   size_t off = 0, end = len;
-  int line0 = 0, count = 1;
-  if (type == SOURCE_KIF || type == SOURCE_SFEN) {
-    count = source_records(type, text, len, NULL, NULL, 0);
-    if (count > 1) {
-      size_t *starts = malloc((size_t)count * sizeof *starts);
-      int *first = malloc((size_t)count * sizeof *first);
-      if (!starts || !first) {
-        free(starts);
-        free(first);
-        return ts_error_set(err, TS_ERR_NOMEM, path, 0, 0, "out of memory");
-      }
-      source_records(type, text, len, starts, first, count);
-      if (index >= 0 && index < count) {
-        off = starts[index];
-        end = index + 1 < count ? starts[index + 1] : len;
-        line0 = first[index] - 1;
-      }
-      free(starts);
-      free(first);
-    }
+  int line0 = 0, count = ix->count;
+  if (count > 1 && index >= 0 && index < count) {
+    off = ix->starts[index];
+    end = index + 1 < count ? ix->starts[index + 1] : len;
+    line0 = ix->first_line[index] - 1;
   }
   if (info) info->count = count, info->first_line = line0 + 1;
   if (index < 0 || index >= count) {
     return ts_error_set(err, TS_ERR_USAGE, path, 0, 0, "no record %d: the file holds %d", index + 1, count);
   }
   switch (type) {
-  case SOURCE_KIF: rc = load_kif_file(path, text + off, end - off, hint, pos, line, err); break;
+  case SOURCE_KIF: rc = load_kif_file(path, text + off, end - off, ix->hint, pos, line, err); break;
   case SOURCE_CSA:
     rc = csa_parse(text, len, path, pos, line ? line->moves : NULL, cap, line ? &line->n : NULL, err);
     break;
@@ -280,7 +358,7 @@ int source_load_text(const char *path, const char *text, size_t len, int index, 
                       "not recognisably KIF, CSA or SFEN");
   }
   if (rc && err && err->line && line0) err->line += line0;
-  if (rc && sniffed && type != SOURCE_UNKNOWN && err) {
+  if (rc && ix->sniffed && type != SOURCE_UNKNOWN && err) {
     size_t k = strlen(err->msg);
     snprintf(err->msg + k, sizeof err->msg - k, " (read as %s, from its content)", SOURCE_NAME[type]);
   }
