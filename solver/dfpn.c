@@ -270,25 +270,22 @@ static inline Hand and_proof_fix(const Position *pos, Color attacker, Hand ph) {
 
 Hand search_mate_proof_hand(const Position *pos, Color attacker) { return and_proof_fix(pos, attacker, 0); }
 
-bool search_capture_free(const Position *pos, Move capture) {
+/* Not inlined into mid(): its move list stays out of the recursive search's frames. */
+__attribute__((noinline)) bool search_capture_free(const Position *pos, Move capture) {
   Position q = *pos;
   Undo u;
   pos_do_move_unkeyed(&q, capture, &u);
   Square to = move_to(capture);
-  bool free_ = true;
-  if (pos_attacked(&q, to, q.side, pos_occupied(&q))) {
-    /* some defender piece attacks the square: free only if no legal move takes there */
-    MoveList *ev = malloc(sizeof *ev);
-    if (!ev) return false; /* counted as a defence: the rule is never applied by mistake */
-    if (q.checkers)
-      movegen_evasions(&q, ev);
-    else
-      movegen_legal(&q, ev);
-    for (int i = 0; i < ev->size && free_; i++)
-      if (!move_is_drop(ev->moves[i]) && move_to(ev->moves[i]) == to) free_ = false;
-    free(ev);
-  }
-  return free_;
+  if (!pos_attacked(&q, to, q.side, pos_occupied(&q))) return true;
+  /* some defender piece attacks the square: free only if no legal move takes there */
+  MoveList ev;
+  if (q.checkers)
+    movegen_evasions(&q, &ev);
+  else
+    movegen_legal(&q, &ev);
+  for (int i = 0; i < ev.size; i++)
+    if (!move_is_drop(ev.moves[i]) && move_to(ev.moves[i]) == to) return false;
+  return true;
 }
 
 void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned) {
