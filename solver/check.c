@@ -253,6 +253,14 @@ static int drop_futile(Checker *c, const Position *p, Move d, int R) {
   return f;
 }
 
+/* The common case first: does a free capture leave a position mated within L? */
+static int drop_futile_within(Checker *c, const Position *p, Move d, int L) {
+  if (!budget(c)) return -1;
+  int f = solver_drop_futile_within(c->s, p, d, c->att, L);
+  c->nodes += c->s->nodes;
+  return f;
+}
+
 /* Main line from p of exact value v into c->scratch; its length or -1. */
 static int line_from(Checker *c, const Position *p, int v) {
   if (v == 0) return 0;
@@ -404,7 +412,7 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       Move mv = pass == 0 ? l.moves[i] : fut[i];
       if (pass == 0 && distant && move_is_drop(mv)) {
         /* the common case first: a free capture leaves a position mated soon */
-        int f = drop_futile(c, q, mv, -(R + 1));
+        int f = drop_futile_within(c, q, mv, R + 1);
         if (f < 0) return -1;
         if (f) {
           fut[nfut++] = mv;
@@ -594,7 +602,7 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
   bool drop = c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at);
   if (drop) {
     /* the common case first: a free capture leaves a position mated soon */
-    int f = drop_futile(c, at, qu->alt, -(R + 1));
+    int f = drop_futile_within(c, at, qu->alt, R + 1);
     if (f < 0) return 0;
     if (f) return 1;
   }

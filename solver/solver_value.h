@@ -51,11 +51,12 @@ Bitboard solver_drop_squares(const Position *pos);
 bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx);
 
 /* Is the drop `drop` (defender to move in pos, in a distant check) futile
- * (solver.h's 無駄合 definition, which does not depend on a length)? R >= 0:
- * the exact answer, asking first whether a free capture leaves a position
- * mated within R + 1 and only then at any length; R < 0: only that first,
- * sufficient question, within -R plies (1 futile, 0 not shown). -1 when a
- * limit stopped the search. */
+ * (solver.h's 無駄合 definition, which does not depend on a length)? The exact
+ * answer, asking first whether a free capture leaves a position mated within
+ * R + 1 and only then at any length. -1 when a limit stopped the search. */
 int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R);
+/* The rule's sufficient part alone: does a free capture leave a position mated
+ * within L plies? 1 yes (futile), 0 not shown, -1 stopped. */
+int solver_drop_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L);
 
 #endif

@@ -61,6 +61,14 @@ int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker
   if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
   search_call_reset(s);
   int err = 0;
-  bool f = R < 0 ? pv_futile_within(s, pos, attacker, drop, -R, &err) : pv_futile_square(s, pos, attacker, drop, R, &err);
+  bool f = pv_futile_square(s, pos, attacker, drop, R, &err);
+  return err ? -1 : f;
+}
+
+int solver_drop_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L) {
+  if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
+  search_call_reset(s);
+  int err = 0;
+  bool f = pv_futile_within(s, pos, attacker, drop, L, &err);
   return err ? -1 : f;
 }
