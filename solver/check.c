@@ -796,7 +796,7 @@ static bool line_sound(Checker *c, CheckReport *r) {
   }
   /* a defender's drop where every reply is a futile drop (無駄合): the line mated one ply before it */
   for (int p = 1; c->opt.futile_rule && p < n; p += 2) {
-    if (!move_is_drop(r->line[p]) || !solver_line_verify(&c->main[0], r->line, p, true, NULL)) continue;
+    if (!move_is_drop(r->line[p]) || !solver_mated(&c->main[p], c->att, true)) continue;
     char d[8], a[8], what[200];
     usi_move_write(r->line[p], d);
     usi_move_write(r->line[p - 1], a);

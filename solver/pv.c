@@ -908,11 +908,15 @@ bool solver_line_verify(const Position *pos, const Move *line, int n, bool futil
     Undo u;
     pos_do_move(&p, m, &u);
   }
-  if (p.side == att || !mated_modulo_futile(&p, att, futile_rule, 0)) {
+  if (!solver_mated(&p, att, futile_rule)) {
     if (bad_ply) *bad_ply = n;
     return false;
   }
   return true;
+}
+
+bool solver_mated(const Position *pos, Color attacker, bool futile_rule) {
+  return pos->side != attacker && mated_modulo_futile(pos, attacker, futile_rule, 0);
 }
 
 int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, Move *out, int cap) {

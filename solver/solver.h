@@ -184,5 +184,7 @@ bool solver_mp_parse(const char *spec, SolverOptions *o, char *why, size_t whyn)
  * (n when only the final mate test fails).
  */
 bool solver_line_verify(const Position *pos, const Move *line, int n, bool futile_rule, int *bad_ply);
+/* Is pos (the defender to move) mated: no legal reply, or with futile_rule only futile drops? */
+bool solver_mated(const Position *pos, Color attacker, bool futile_rule);
 
 #endif
