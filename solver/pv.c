@@ -15,9 +15,9 @@
  *             whose own main line ends with an empty attacker hand (駒余り
  *             tie-break), found by building those lines (bounded by a budget so
  *             long problems stay cheap).
- * A node with only futile drops left ends the line as mate. The branches for a
- * node with no defence of R-1 plies (a gap of the earlier length-bound rule)
- * stay as a guard; the present rule does not depend on R, so none arises.
+ * A node with only futile drops left ends the line as mate. A node of bound R
+ * with no defence of R-1 plies cannot arise when R is its exact value (futility
+ * does not depend on R); the branches for it guard a caller's inexact bound.
  */
 #include <stdlib.h>
 #include <string.h>
