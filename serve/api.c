@@ -570,6 +570,32 @@ static int query_record(const TsRecord *r, void *vctx) {
   return 0;
 }
 
+/* The flag=F[,F] of /api/query and the exports: the names, split in buf, and their bits. */
+typedef struct {
+  char buf[256];
+  char *name[8];
+  int n;
+  uint32_t need;
+} FlagList;
+
+/* Reads flag=F[,F] into fl; false with what is wrong in why (for a 400). line_only: the names of a
+ * given line's flaws pass too. */
+static bool flag_list(struct MHD_Connection *c, FlagList *fl, bool line_only, char *why, size_t n) {
+  memset(fl, 0, sizeof *fl);
+  const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag");
+  if (!v || !*v) return true;
+  if (strlen(v) >= sizeof fl->buf) return snprintf(why, n, "too long"), false;
+  snprintf(fl->buf, sizeof fl->buf, "%s", v);
+  for (char *save = NULL, *t = strtok_r(fl->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    uint32_t b = dbutil_flag_parse(t);
+    if (!b && !(line_only && dbutil_flag_line_only(t))) return snprintf(why, n, "unknown flag '%.200s'", t), false;
+    if (fl->n == (int)(sizeof fl->name / sizeof *fl->name)) return snprintf(why, n, "at most 8 names"), false;
+    fl->name[fl->n++] = t;
+    fl->need |= b;
+  }
+  return true;
+}
+
 static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c) {
   if (!s->have_db) return serve_error(c, 404, "no database is open (tsume serve --db PATH)");
   QueryCtx q;
@@ -594,15 +620,10 @@ static enum MHD_Result reply_query(Server *s, struct MHD_Connection *c) {
     q.need |= dbutil_flag_parse("complete");
   if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "minimal")) && *v && strcmp(v, "0"))
     q.need |= dbutil_flag_parse("minimal");
-  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag")) && *v) {
-    char names[256];
-    snprintf(names, sizeof names, "%s", v);
-    for (char *save = NULL, *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      uint32_t b = dbutil_flag_parse(t);
-      if (!b) return serve_error(c, 400, "flag: unknown flag '%s'", t);
-      q.need |= b;
-    }
-  }
+  FlagList fl;
+  char why[300];
+  if (!flag_list(c, &fl, false, why, sizeof why)) return serve_error(c, 400, "flag: %s", why);
+  q.need |= fl.need;
   char *out = NULL;
   size_t n = 0;
   q.f = open_memstream(&out, &n);
@@ -686,19 +707,10 @@ static enum MHD_Result reply_export(Server *s, struct MHD_Connection *c, bool ht
   }
   bool complete = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "complete")) && *v && strcmp(v, "0");
   bool minimal = (v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "minimal")) && *v && strcmp(v, "0");
-  /* flag=F[,F]: each name known (as /api/query reads it), passed on as --flag F */
-  char flag_names[256] = "";
-  char *flags[8];
-  int nflags = 0;
-  if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "flag")) && *v) {
-    if (strlen(v) >= sizeof flag_names) return serve_error(c, 400, "flag: too long");
-    snprintf(flag_names, sizeof flag_names, "%s", v);
-    for (char *save = NULL, *t = strtok_r(flag_names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      if (!dbutil_flag_parse(t) && !dbutil_flag_line_only(t)) return serve_error(c, 400, "flag: unknown flag '%s'", t);
-      if (nflags == (int)(sizeof flags / sizeof *flags)) return serve_error(c, 400, "flag: at most 8 names");
-      flags[nflags++] = t;
-    }
-  }
+  /* flag=F[,F], passed on as --flag F: a flaw of a given line only is export's to answer (nothing matches) */
+  FlagList fl;
+  char why[300];
+  if (!flag_list(c, &fl, true, why, sizeof why)) return serve_error(c, 400, "flag: %s", why);
   if ((v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset")) && *v && strcmp(v, "0"))
     return serve_error(c, 400, "offset: an export starts from the first work of the selection");
   pthread_mutex_lock(&s->mu);
@@ -729,7 +741,7 @@ static enum MHD_Result reply_export(Server *s, struct MHD_Connection *c, bool ht
   if (moves[0]) argv[a++] = "--moves", argv[a++] = moves;
   if (complete) argv[a++] = "--complete";
   if (minimal) argv[a++] = "--minimal";
-  for (int i = 0; i < nflags; i++) argv[a++] = "--flag", argv[a++] = flags[i];
+  for (int i = 0; i < fl.n; i++) argv[a++] = "--flag", argv[a++] = fl.name[i];
   argv[a++] = "--limit", argv[a++] = limit;
   argv[a++] = html ? "--html" : "--kif-file", argv[a++] = out;
   argv[a] = NULL;
