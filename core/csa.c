@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "movegen.h"
 #include "notation_util.h"
 
 static const char *const CSA_CODE[PT_NB] = {"",   "FU", "KY", "KE", "GI", "KA", "HI", "KI",
@@ -187,7 +186,7 @@ static int csa_move_parse(CsaParser *ps, const char *s, size_t len, int line, in
   }
   if (!pos_move_is_legal(pos, m))
     return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, col, "illegal move %.7s%s", s,
-                        pos_is_mate(pos) ? ": the line goes on past mate (the move before it mates)" : "");
+                        notation_past_mate(pos));
   if (ps->moves) {
     if (ps->n >= ps->cap)
       return ts_error_set(ps->err, TS_ERR_PARSE, ps->where, line, col, "a line longer than %d moves (the most one may have)", ps->cap);

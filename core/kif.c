@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "kanji.h"
-#include "movegen.h"
 #include "notation_util.h"
 #include "sfen.h"
 
@@ -443,7 +442,7 @@ static int kif_move_text_parse(KifParser *ps, const uint32_t *s, int n, int i, K
     char text[KIF_MOVE_MAX];
     kif_move_write(&ps->cur, m, parent->move, text, sizeof text);
     return ts_error_set(ps->err, TS_ERR_ILLEGAL, ps->where, line, start + 1, "illegal move %s%s", text,
-                        pos_is_mate(&ps->cur) ? ": the line goes on past mate (the move before it mates)" : "");
+                        notation_past_mate(&ps->cur));
   }
   return kif_child_push(ps, parent, m, KIF_SPECIAL_NONE, line);
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "movegen.h"
+
 size_t notation_line_next(const char *text, size_t len, size_t i, size_t *next) {
   size_t e = i;
   while (e < len && text[e] != '\n' && text[e] != '\r') e++;
@@ -161,4 +163,8 @@ int notation_setup_finish(NotationSetup *st, int remaining, Color side, const ch
     err->column = s != SQ_NONE ? st->column[s] : end_column;
   }
   return rc;
+}
+
+const char *notation_past_mate(const Position *pos) {
+  return pos_is_mate(pos) ? ": the line goes on past mate (the move before it mates)" : "";
 }

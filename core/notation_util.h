@@ -31,6 +31,10 @@ typedef struct {
   bool failed; /* dynamic buffer: an allocation failed */
 } NotationBuf;
 
+/* The note an illegal move of a line gets when the position before it is mate
+ * (the line goes on past mate), "" otherwise: one wording for KIF and CSA. */
+const char *notation_past_mate(const Position *pos);
+
 void notation_buf_init_fixed(NotationBuf *tb, char *out, size_t n);
 void notation_buf_init_dynamic(NotationBuf *tb);
 void notation_buf_addn(NotationBuf *tb, const char *s, size_t n);
