@@ -57,18 +57,19 @@ bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Positi
   return false;
 }
 
-int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
+/* within: only the sufficient question (mated within n after a free capture); else the exact one at R = n. */
+static int drop_futile_ask(Solver *s, const Position *pos, Move drop, Color attacker, int n, bool within) {
   if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
   search_call_reset(s);
   int err = 0;
-  bool f = pv_futile_square(s, pos, attacker, drop, R, &err);
+  bool f = within ? pv_futile_within(s, pos, attacker, drop, n, &err) : pv_futile_square(s, pos, attacker, drop, n, &err);
   return err ? -1 : f;
 }
 
+int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
+  return drop_futile_ask(s, pos, drop, attacker, R, false);
+}
+
 int solver_drop_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L) {
-  if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
-  search_call_reset(s);
-  int err = 0;
-  bool f = pv_futile_within(s, pos, attacker, drop, L, &err);
-  return err ? -1 : f;
+  return drop_futile_ask(s, pos, drop, attacker, L, true);
 }
