@@ -174,13 +174,13 @@ static bool mated_at_all(const Position *after, void *vctx) {
 }
 
 /*
- * 無駄合 (solver.h): a drop on a square between a distant checker and the king
- * is futile when some check captures the dropped piece for free (no defender
- * piece, the king included, can take the capturing piece) and leads, with the
- * piece handed back, to a mated position (at any length within the
- * enumeration's reach).
+ * 無駄合 (solver.h): an interposition (a drop, or a board piece moved) on a
+ * square between a distant checker and the king is futile when some check
+ * captures the piece for free (no defender piece, the king included, can take
+ * the capturing piece) and leads, with the piece handed back, to a mated
+ * position (at any length within the enumeration's reach).
  */
-static bool drop_futile(Cls *c, const Position *pos, Move drop) {
+static bool interpose_futile(Cls *c, const Position *pos, Move drop) {
   return solver_futile_any(pos, drop, mated_at_all, c);
 }
 
@@ -311,17 +311,19 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
 
 /*
  * Defender to move with value R: a reply of value R-1 (the longest), futile
- * drops left out, preferring one whose line leaves no attacker piece; *nsame
- * counts the longest replies whose line leaves none. When every reply is a
- * futile drop but R > 0 (a drop can be futile at R and also last R-1 plies
- * itself: the capture that makes it futile is answered, and the mate takes
- * the same R plies), the drops of value R-1 are the longest defences. MOVE_NONE
- * when only futile drops are left and R = 0 (mated).
+ * interpositions left out, preferring one whose line leaves no attacker piece;
+ * *nsame counts the longest replies whose line leaves none. When every reply
+ * is a futile interposition but R > 0 (one can be futile at R and also last R-1
+ * plies itself: the capture that makes it futile is answered, and the mate
+ * takes the same R plies), those of value R-1 are the longest defences.
+ * MOVE_NONE when only futile interpositions are left and R = 0 (mated).
+ * A drop's answer holds for its square (the capture-and-hand-back position
+ * does not depend on the kind dropped).
  */
 static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   MoveList l;
   movegen_legal(pos, &l);
-  bool dc = solver_drop_squares(pos) != 0;
+  Bitboard btw = solver_interpose_squares(pos);
   Bitboard tested = 0, futile = 0;
   Move fut[MAX_MOVES];
   int nfut = 0;
@@ -331,13 +333,19 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
     int n = pass == 0 ? l.size : nfut;
     for (int i = 0; i < n; i++) {
       Move m = pass == 0 ? l.moves[i] : fut[i];
-      if (pass == 0 && dc && move_is_drop(m)) {
+      if (pass == 0 && bb_test(btw, move_to(m))) {
         Square sq = move_to(m);
-        if (!bb_test(tested, sq)) {
-          tested |= BB_SQ[sq];
-          if (drop_futile(c, pos, m)) futile |= BB_SQ[sq];
+        bool f;
+        if (!move_is_drop(m)) {
+          f = interpose_futile(c, pos, m);
+        } else {
+          if (!bb_test(tested, sq)) {
+            tested |= BB_SQ[sq];
+            if (interpose_futile(c, pos, m)) futile |= BB_SQ[sq];
+          }
+          f = bb_test(futile, sq);
         }
-        if (bb_test(futile, sq)) {
+        if (f) {
           fut[nfut++] = m;
           continue;
         }
@@ -411,7 +419,7 @@ static bool line_leftover(Cls *c, const Position *pos, int v) {
     }
   }
   if (m == MOVE_NONE) {
-    /* mated (or only futile drops left) */
+    /* mated (or only futile interpositions left) */
     left = pos->hand[BLACK] != 0;
   } else {
     left = child_leftover(c, pos, m, v - 1);
@@ -450,7 +458,7 @@ typedef struct {
 
 /* From q (exact value w) on a main line of an alternative played at ply
  * rj->i: does some main line of it (shortest checks; longest replies, futile
- * drops left out unless no other reply is longest) reach a position of the
+ * interpositions left out unless no other reply is longest) reach a position of the
  * line, main[j] with j >= i and the same value (j = length - w)? The
  * alternative may be as long as the line or longer (a detour that comes
  * back). 2 when one does with the same attacker moves (手順前後), 1 when one
@@ -467,14 +475,14 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int w) {
     movegen_checks(q, &l);
   else
     movegen_legal(q, &l);
-  bool dc = !att && solver_drop_squares(q) != 0;
+  Bitboard btw = att ? 0 : solver_interpose_squares(q);
   Move cand[MAX_MOVES], fut[MAX_MOVES];
   int nc = 0, nf = 0;
   for (int pass = 0; pass < 2 && nc == 0; pass++) {
     int n = pass == 0 ? l.size : nf;
     for (int k = 0; k < n; k++) {
       Move m = pass == 0 ? l.moves[k] : fut[k];
-      if (pass == 0 && dc && move_is_drop(m) && drop_futile(c, q, m)) {
+      if (pass == 0 && bb_test(btw, move_to(m)) && interpose_futile(c, q, m)) {
         fut[nf++] = m;
         continue;
       }
@@ -549,11 +557,11 @@ static uint32_t alternatives_at(Cls *c, const Position *main, int nmain, const M
 }
 
 /* 変長: at a defender ply of a main line ending with 駒余り, a reply 2 or 4
- * plies shorter (not a futile drop) whose line ends with the hand empty. */
+ * plies shorter (not a futile interposition) whose line ends with the hand empty. */
 static bool henchou_at(Cls *c, const Position *pos, int R) {
   MoveList l;
   movegen_legal(pos, &l);
-  bool dc = solver_drop_squares(pos) != 0;
+  Bitboard btw = solver_interpose_squares(pos);
   for (int k = 0; k < l.size; k++) {
     Move m = l.moves[k];
     Position q = *pos;
@@ -561,7 +569,7 @@ static bool henchou_at(Cls *c, const Position *pos, int R) {
     pos_do_move(&q, m, &u);
     int v = R >= 3 ? cls_value(c, &q, R - 3) : -1;
     if (v < 0 || v < R - 5) continue;
-    if (dc && move_is_drop(m) && drop_futile(c, pos, m)) continue;
+    if (bb_test(btw, move_to(m)) && interpose_futile(c, pos, m)) continue;
     if (!line_leftover(c, &q, v)) return true;
   }
   return false;

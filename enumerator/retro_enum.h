@@ -54,7 +54,7 @@
 #define RETRO_F_UKAI (1u << 14)
 #define RETRO_F_HIGENTEI (1u << 15)
 /* the main line reaches a defender position, remaining length > 0, whose only
- * replies are futile drops: no line can be shown there, so not complete */
+ * replies are futile interpositions: no line can be shown there, so not complete */
 #define RETRO_F_FUTILE_CUT (1u << 16)
 /* no flaw within the table's reach, but the layers were cut at max_moves
  * (RetroStats.layers_cut): another check may mate at a greater length, so the

@@ -67,7 +67,8 @@ static int eval_defender(Retro *r, const Position *q) {
 
 /*
  * A defender position in a distant check: do all its replies that are board
- * moves (never futile) reach known mates? A board reply not yet valued is worth
+ * moves reach known mates? (The table's defender has only its king on the
+ * board, so those are king moves, never interpositions.) A board reply not yet valued is worth
  * more than the layer being built (or is no mate), and the position is
  * generated again from that reply when it gets its value.
  */
@@ -131,7 +132,7 @@ static void defender_prev(LayerWorker *w, const Position *q, const UnMove *um) {
   Square sq;
   Key c = retro_pos_split(q, &k, &sq);
   if (table_get_split(r, c, sq) >= 0) return;
-  if (r->ranging && solver_drop_squares(q)) {
+  if (r->ranging && solver_interpose_squares(q)) {
     /* drops between checker and king bring in outside pieces: the solver values it,
      * once every board reply has a known value (else it comes back at a later layer) */
     if (!board_replies_known(r, q)) {

@@ -202,7 +202,7 @@ static void rmate_leaf(MateGen *g) {
     if (rc) g->rc = rc;
     return;
   }
-  if (!solver_drop_squares(&q)) return;
+  if (!solver_interpose_squares(&q)) return;
   for (int i = 0; i < l.size; i++)
     if (!move_is_drop(l.moves[i])) return;
   if (retro_keys_push(&g->seeds, &g->nseeds, &g->capseeds, retro_key_of(&q))) g->rc = TS_ERR_NOMEM;

@@ -246,17 +246,17 @@ static int mated_within(Checker *c, const Position *q, int L, int *len) {
   return k;
 }
 
-static int drop_futile(Checker *c, const Position *p, Move d, int R) {
+static int interpose_futile(Checker *c, const Position *p, Move d, int R) {
   if (!budget(c)) return -1;
-  int f = solver_drop_futile(c->s, p, d, c->att, R);
+  int f = solver_interpose_futile(c->s, p, d, c->att, R);
   c->nodes += c->s->nodes;
   return f;
 }
 
 /* The common case first: does a free capture leave a position mated within L? */
-static int drop_futile_within(Checker *c, const Position *p, Move d, int L) {
+static int interpose_futile_within(Checker *c, const Position *p, Move d, int L) {
   if (!budget(c)) return -1;
-  int f = solver_drop_futile_within(c->s, p, d, c->att, L);
+  int f = solver_interpose_futile_within(c->s, p, d, c->att, L);
   c->nodes += c->s->nodes;
   return f;
 }
@@ -391,8 +391,8 @@ static int exact_value(Checker *c, const Position *p, int v) {
 }
 
 /* The main line's candidate moves at q (exact value R): the shortest checks, or
- * the longest replies with futile drops left out, unless no other reply lasts
- * R - 1 plies (then the futile drops that do are the longest). Returns the
+ * the longest replies with futile interpositions left out, unless no other reply
+ * lasts R - 1 plies (then the futile ones that do are the longest). Returns the
  * number written to out, or -1 when out of budget. */
 static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass) {
   MoveList l;
@@ -401,7 +401,7 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     movegen_checks(q, &l);
   else
     movegen_legal(q, &l);
-  bool distant = !attacker && c->opt.futile_rule && solver_drop_squares(q);
+  Bitboard btw = !attacker && c->opt.futile_rule ? solver_interpose_squares(q) : 0;
   Move fut[MAX_MOVES];
   int nfut = 0, n = 0;
   if (futile_pass) *futile_pass = false;
@@ -410,9 +410,10 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     int m = pass == 0 ? l.size : nfut;
     for (int i = 0; i < m; i++) {
       Move mv = pass == 0 ? l.moves[i] : fut[i];
-      if (pass == 0 && distant && move_is_drop(mv)) {
+      bool interposes = pass == 0 && bb_test(btw, move_to(mv));
+      if (interposes) {
         /* the common case first: a free capture leaves a position mated soon */
-        int f = drop_futile_within(c, q, mv, R + 1);
+        int f = interpose_futile_within(c, q, mv, R + 1);
         if (f < 0) return -1;
         if (f) {
           fut[nfut++] = mv;
@@ -424,9 +425,9 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       pos_do_move(&p, mv, &u);
       int k = exact_value(c, &p, R - 1);
       if (k < 0) return -1;
-      if (k && pass == 0 && distant && move_is_drop(mv)) {
-        /* futility matters only for a drop that is a longest reply */
-        int f = drop_futile(c, q, mv, R);
+      if (k && interposes) {
+        /* futility matters only for an interposition that is a longest reply */
+        int f = interpose_futile(c, q, mv, R);
         if (f < 0) return -1;
         if (f) {
           fut[nfut++] = mv;
@@ -560,7 +561,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
 }
 
 /* Does some line from q (exact value v) of shortest checks and longest
- * defences (futile drops left out) end with the attacker's hand empty? This is
+ * defences (futile interpositions left out) end with the attacker's hand empty? This is
  * 駒余り as the main-line rule sees it: the attacker takes a mate that uses his
  * pieces, and among equally long defences the main line is one that leaves none.
  * 1 yes, 0 no, -1 out of budget. */
@@ -598,11 +599,11 @@ static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *know
 static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
-  bool futile_defence = false; /* no other reply lasts R - 1 plies: futile drops that do are the defences */
-  bool drop = c->opt.futile_rule && move_is_drop(qu->alt) && solver_drop_squares(at);
-  if (drop) {
+  bool futile_defence = false; /* no other reply lasts R - 1 plies: futile interpositions that do are the defences */
+  bool interposes = c->opt.futile_rule && bb_test(solver_interpose_squares(at), move_to(qu->alt));
+  if (interposes) {
     /* the common case first: a free capture leaves a position mated soon */
-    int f = drop_futile_within(c, at, qu->alt, R + 1);
+    int f = interpose_futile_within(c, at, qu->alt, R + 1);
     if (f < 0) return 0;
     if (f) return 1;
   }
@@ -612,11 +613,11 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
   int k = mated_within(c, &q, R - 3, NULL);
   if (k < 0) return 0;
   if (k > 0) return 1; /* a shorter defence: no flaw, futile or not */
-  if (drop) {
-    int f = drop_futile(c, at, qu->alt, R);
+  if (interposes) {
+    int f = interpose_futile(c, at, qu->alt, R);
     if (f < 0) return 0;
     if (f) {
-      /* a futile drop is not a defence, unless no other reply lasts R - 1 plies */
+      /* a futile interposition is not a defence, unless no other reply lasts R - 1 plies */
       Move moves[MAX_MOVES];
       if (main_moves(c, at, R, moves, &futile_defence) < 0) return 0;
       if (!futile_defence) return 1;
@@ -638,7 +639,7 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
     else
       return 1;                          /* 変同 at the second-last ply is no flaw */
   } else if (futile_defence) {
-    return 1; /* a futile drop that lasts longer is still futile: not a defence */
+    return 1; /* a futile interposition that lasts longer is still futile: not a defence */
   } else {
     /* no mate within the line's length: a longer one, or none */
     v = value(c, &q, CHECK_ANY_MATE);
@@ -794,15 +795,16 @@ static bool line_sound(Checker *c, CheckReport *r) {
     Undo u;
     pos_do_move(&c->main[p + 1], m, &u);
   }
-  /* a defender's drop where every reply is a futile drop (無駄合): the line mated one ply before it */
+  /* a defender's interposition where every reply is a futile one (無駄合): the line mated one ply before it */
   for (int p = 1; c->opt.futile_rule && p < n; p += 2) {
-    if (!move_is_drop(r->line[p]) || !solver_mated(&c->main[p], c->att, true)) continue;
+    if (!bb_test(solver_interpose_squares(&c->main[p]), move_to(r->line[p])) || !solver_mated(&c->main[p], c->att, true))
+      continue;
     char d[8], a[8], what[200];
     usi_move_write(r->line[p], d);
     usi_move_write(r->line[p - 1], a);
     snprintf(what, sizeof what,
              "%s is a futile interposition (無駄合): the line's own move %d, %s, already mates (every reply is a "
-             "futile drop), so the line goes on past mate",
+             "futile interposition), so the line goes on past mate",
              d, p, a);
     flaw_add(c, r, FLAW_ILLEGAL, p, MOVE_NONE);
     bad_line(r, p, what);

@@ -8,7 +8,7 @@
  *
  * What is checked, for a line of n plies from pos (attacker to move):
  *  - the line itself: every move legal (ILLEGAL), every attacker move a check
- *    (NOT_CHECK), the final position mate, futile drops not counted (NOT_MATE).
+ *    (NOT_CHECK), the final position mate, futile interpositions not counted (NOT_MATE).
  *    Any of these ends the check with the verdict CHECK_BAD_LINE.
  *  - at each attacker ply i (1-based, odd) every other check m' after which
  *    the defender is mated at all, at any length (the flaw-check paper: 作意以外の王手でも
@@ -36,7 +36,7 @@
  *    never "complete". Every question is asked, also after a fatal flaw is found
  *    (a composer repairs the flaws together), in passes of growing node limits:
  *    most are settled at once, and the budget goes to those that are not.
- *  - at each defender ply i every other legal reply d (futile drops are not
+ *  - at each defender ply i every other legal reply d (futile interpositions are not
  *    replies) with the attacker's shortest mate after it of length v, against
  *    the line's remaining r = n - i:
  *      no mate at all                        NOMATE          不詰 (an escape)

@@ -4,7 +4,7 @@
  *
  * A node is the working position s->pos plus a length budget `len` (plies the
  * attacker may still use; TT_LEN_INF = unbounded) and, at an OR node reached by
- * a candidate futile drop, the drop square `futsq` (see CHILD_VIRTUAL).
+ * a candidate futile interposition, its square `futsq` (see CHILD_VIRTUAL).
  *
  * Children carry cached (pn, dn, len, hand); the node loop picks the best child
  * (least pn at OR nodes, least dn at AND nodes) with the usual df-pn thresholds,
@@ -522,7 +522,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       return result_make(self.pn, self.dn, 0, hand, false);
     }
     /* Budget 1: only a mate at once counts (or, with the 無駄合 rule, a check
-     * answered by drops alone); every other check is refuted without a node. */
+     * answered by interpositions alone); every other check is refuted without a node. */
     bool last = bounded && len == 1;
     bool any_mate1 = false;
     Child *ch = s->arena + base;
@@ -535,11 +535,14 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         bool keep = false;
         if (!mate1_has_evasion(pos)) {
           keep = any_mate1 = true;
-        } else if (s->futile && search_distant_check(pos)) {
-          MoveList *ev = &s->scratch2;
-          movegen_evasions(pos, ev);
-          keep = true;
-          for (int j = 0; j < ev->size && keep; j++) keep = move_is_drop(ev->moves[j]);
+        } else if (s->futile) {
+          Bitboard btw = search_distant_check(pos);
+          if (btw) {
+            MoveList *ev = &s->scratch2;
+            movegen_evasions(pos, ev);
+            keep = true;
+            for (int j = 0; j < ev->size && keep; j++) keep = bb_test(btw, move_to(ev->moves[j]));
+          }
         }
         pos_undo_move(pos, m, &u);
         if (!keep) {
@@ -573,7 +576,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     Child *ch = s->arena + base;
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
-      uint8_t fl = (fut && move_is_drop(m)) ? CHILD_FUTCAND : 0;
+      /* an interposition, dropped or moved there (移動合): a candidate of the 無駄合 rule */
+      uint8_t fl = bb_test(fut, move_to(m)) ? CHILD_FUTCAND : 0;
       if (!fl && bounded && len < 2) {
         /* a real defence the budget cannot answer */
         res = result_make(PN_INF, 0, len, hand, false);
@@ -732,7 +736,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         int bi = -1, bl = 0;
         for (int i = 0; i < n; i++) {
           if (ch[i].pn != 0) continue;
-          /* a futile drop is no defence: it adds nothing to the length of its AND node */
+          /* a futile interposition is no defence: it adds nothing to the length of its AND node */
           int l = (ch[i].flags & CHILD_VIRTUAL) ? -1 : ch[i].len + 1;
           if (bi < 0 || l < bl) bi = i, bl = l;
         }

@@ -8,14 +8,14 @@
  * Main line for an exact length R, ply by ply:
  *   OR node:  a check whose reply position is mated within R-1 (at the last
  *             move, one that empties the attacker's hand when there is one);
- *   AND node: leave out futile drops (solver.h: a free capture, then a mated
+ *   AND node: leave out futile interpositions (solver.h: a free capture, then a mated
  *             position at any length; a drop that outlasts R-1 must be one, and
  *             the question is asked only of those that last R-1); the defences
  *             not mated within R-3 are the longest; among several, the one
  *             whose own main line ends with an empty attacker hand (駒余り
  *             tie-break), found by building those lines (bounded by a budget so
  *             long problems stay cheap).
- * A node with only futile drops left ends the line as mate. A node of bound R
+ * A node with only futile interpositions left ends the line as mate. A node of bound R
  * with no defence of R-1 plies cannot arise when R is its exact value (futility
  * does not depend on R); the branches for it guard a caller's inexact bound.
  */
@@ -93,7 +93,7 @@ static int after_mate_within(Solver *s, const Position *pos, Move m, Color att, 
 
 /* The defence of pos (defender to move, mated within R) that lasts longest when
  * every drop counts as a defence; *len gets the plies its reply position needs.
- * A futile drop lasts at most R + 2 plies (its capture leaves a position no harder
+ * A futile interposition lasts at most R + 2 plies (its capture leaves a position no harder
  * than the capture-and-hand-back one, mated within R), so R + 1 bounds the search.
  * MOVE_NONE when stopped. */
 static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const MoveList *ml, int R, int *len) {
@@ -119,14 +119,16 @@ static Move pv_longest_defence(Solver *s, const Position *pos, Color att, const 
 }
 
 /*
- * Is the square of the drop m futile, at an AND node pos whose exact value is R
- * (futility itself does not depend on R)? A drop there that is not mated within
- * R-1 must be futile (a real defence would make the node last longer); one
- * mated within R-3 is no longest defence, futile or not (0). Only when the
- * longest drop there lasts exactly R-1 is the rule's question asked. 1 futile,
- * 0 not, -1 stopped.
+ * Is the interposition m futile, at an AND node pos whose exact value is R
+ * (futility itself does not depend on R)? For a drop the answer holds for its
+ * square (the capture-and-hand-back position does not depend on the kind
+ * dropped), for a moved piece (移動合) for the move. An interposition that is not
+ * mated within R-1 must be futile (a real defence would make the node last
+ * longer); one mated within R-3 is no longest defence, futile or not (0). Only
+ * when the longest of them lasts exactly R-1 is the rule's question asked.
+ * 1 futile, 0 not, -1 stopped.
  */
-static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R) {
+static int pv_interpose_futile_at(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R) {
   Square sq = move_to(m);
   bool exact_r1 = false;
   /* the common case first: the capture leaves a position mated soon */
@@ -135,7 +137,7 @@ static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const Mo
   if (err0) return -1;
   for (int i = 0; i < ml->size; i++) {
     Move d = ml->moves[i];
-    if (!move_is_drop(d) || move_to(d) != sq) continue;
+    if (move_is_drop(m) ? (!move_is_drop(d) || move_to(d) != sq) : move_compact(d) != move_compact(m)) continue;
     int k = after_mate_within(s, pos, d, att, R - 1);
     if (k < 0) return -1;
     if (k == 0) return 1;
@@ -151,6 +153,31 @@ static int pv_drop_futile_at(Solver *s, const Position *pos, Color att, const Mo
   int err = 0;
   bool f = pv_futile_square(s, pos, att, m, R, &err);
   return err ? -1 : f;
+}
+
+/* Is the interposition m futile at the AND node pos: with r_exact, R is the
+ * node's exact value and pv_interpose_futile_at's shortcuts hold; else the
+ * rule's own question (pv_futile_square), R only ordering its bounded first try.
+ * A drop's answer is kept per square in *asked and *futile (squares asked,
+ * squares futile) for the other drops of the node. 1, 0, -1 stopped. */
+static int pv_interpose_futile_memo(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R,
+                                    bool r_exact, Bitboard *asked, Bitboard *futile) {
+  Square sq = move_to(m);
+  if (move_is_drop(m) && bb_test(*asked, sq)) return bb_test(*futile, sq);
+  int f;
+  if (r_exact) {
+    f = pv_interpose_futile_at(s, pos, att, ml, m, R);
+  } else {
+    int err = 0;
+    f = pv_futile_square(s, pos, att, m, R, &err);
+    if (err) f = -1;
+  }
+  if (f < 0) return -1;
+  if (move_is_drop(m)) {
+    *asked |= bb_sq(sq);
+    if (f) *futile |= bb_sq(sq);
+  }
+  return f;
 }
 
 static int line_build_from(Solver *s, const Position *root, Color att, int R, Move *out, int cap, bool *grew);
@@ -242,15 +269,10 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
     Bitboard checked = 0, futile_sq = 0;
     for (int i = 0; i < ml.size; i++) {
       Move m = ml.moves[i];
-      if (fut && move_is_drop(m)) {
-        Square sq = move_to(m);
-        if (!bb_test(checked, sq)) {
-          checked |= bb_sq(sq);
-          int f = pv_drop_futile_at(s, &pos, att, &ml, m, R);
-          if (f < 0) return -1;
-          if (f) futile_sq |= bb_sq(sq);
-        }
-        if (bb_test(futile_sq, sq)) {
+      if (bb_test(fut, move_to(m))) {
+        int f = pv_interpose_futile_memo(s, &pos, att, &ml, m, R, true, &checked, &futile_sq);
+        if (f < 0) return -1;
+        if (f) {
           futm[nf++] = m;
           continue;
         }
@@ -258,7 +280,7 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
       cand[nc++] = m;
     }
     if (nc == 0) {
-      /* Only futile drops. At R = 0 that is mate. At R > 0 a drop can be futile
+      /* Only futile interpositions. At R = 0 that is mate. At R > 0 a drop can be futile
        * at R and still last R-1 plies itself (the capture that makes it futile
        * is answered and the mate takes as long): those drops are the defences. */
       if (R < 2) return n;
@@ -292,7 +314,7 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
       }
       if (nl == 0 && R == R0) {
         /* No real defence lasts R-1 plies (the drops, futile at R, are real at
-         * R-2 and make the node last R): a futile drop that itself lasts R-1
+         * R-2 and make the node last R): a futile interposition that itself lasts R-1
          * plies is the longest defence, as in the enumerator's main line. */
         for (int i = 0; i < nf; i++) {
           int k = after_mate_within(s, &pos, futm[i], att, R - 1);
@@ -392,6 +414,7 @@ static int line_follow_table(Solver *s, const Position *root, int U, Move *out, 
     } else {
       movegen_evasions(&pos, &ml);
       if (ml.size == 0) return n;
+      Bitboard fut = search_distant_check(&pos);
       Move best = MOVE_NONE;
       int bl = -1;
       for (int i = 0; i < ml.size; i++) {
@@ -401,8 +424,8 @@ static int line_follow_table(Solver *s, const Position *root, int U, Move *out, 
         TTProbe p;
         probe_pos(s, &c, -1, &p);
         if (p.pn != 0) {
-          /* a futile drop proven through its capture-and-hand-back position is no defence */
-          if (move_is_drop(ml.moves[i])) {
+          /* a futile interposition proven through its capture-and-hand-back position is no defence */
+          if (bb_test(fut, move_to(ml.moves[i]))) {
             probe_pos(s, &c, move_to(ml.moves[i]), &p);
             if (p.pn == 0) continue;
           }
@@ -536,8 +559,8 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
         int d = depth - t < 0 ? 0 : depth - t;
         sc_bound(s, li, &q, d, &mv);
         if (mv == MOVE_NONE) break;
-        /* a drop against a distant check may be futile: such a shortcut is left alone */
-        if (q.side != att && move_is_drop(mv) && search_distant_check(&q)) {
+        /* an interposition against a distant check may be futile: such a shortcut is left alone */
+        if (q.side != att && bb_test(search_distant_check(&q), move_to(mv))) {
           t = -1;
           break;
         }
@@ -580,8 +603,8 @@ static int line_shortcuts(Solver *s, const Position *root, Move *line, int n, in
  * root-level "mate within U-2?" disproof is out of reach). From the end:
  *   OR node:  no mate within V-2 (else a shorter line from the table is made exact
  *             recursively and replaces the rest of the line);
- *   AND node: the line move is not a futile drop, and every other defence that is
- *             not a futile drop is mated within V-1 (else that longer defence and its
+ *   AND node: the line move is not a futile interposition, and every other defence that is
+ *             not a futile interposition is mated within V-1 (else that longer defence and its
  *             own exact line replace the rest).
  * Each answer reuses the table left by the answers below it, so only the
  * alternatives at each node cost a search. line[0..*n) is rewritten in place
@@ -637,35 +660,21 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
     } else {
       Bitboard fut = s->opt.futile_rule ? search_distant_check(p) : 0;
       Bitboard checked = 0, futile_sq = 0;
-      int err = 0;
       MoveList ev;
       movegen_evasions(p, &ev);
-      if (fut && move_is_drop(line[j])) {
-        checked |= bb_sq(move_to(line[j]));
-        int f = pv_drop_futile_at(s, p, att, &ev, line[j], Vj);
-        if (f) futile_sq |= bb_sq(move_to(line[j]));
+      /* Vj is what this node is worth if no other defence lasts longer: not yet
+       * its exact value, so futility is asked by the rule itself, and only of an
+       * interposition that would otherwise be such a longer defence. */
+      if (bb_test(fut, move_to(line[j]))) {
+        int f = pv_interpose_futile_memo(s, p, att, &ev, line[j], Vj, false, &checked, &futile_sq);
         if (f != 0) {
-          V = -1; /* the line defends with a futile drop: not handled here */
+          V = -1; /* the line defends with a futile interposition (or stopped): not handled here */
           break;
         }
       }
       for (int i = 0; i < ev.size && V >= 0; i++) {
         Move e = ev.moves[i];
         if (move_compact(e) == move_compact(line[j])) continue;
-        if (fut && move_is_drop(e)) {
-          Square sq = move_to(e);
-          if (!bb_test(checked, sq)) {
-            checked |= bb_sq(sq);
-            int f = pv_drop_futile_at(s, p, att, &ev, e, Vj);
-            if (f > 0) futile_sq |= bb_sq(sq);
-            if (f < 0) err = 1;
-            if (err) {
-              V = -1;
-              break;
-            }
-          }
-          if (bb_test(futile_sq, sq)) continue;
-        }
         Position c = *p;
         Undo u;
         pos_do_move(&c, e, &u);
@@ -673,6 +682,14 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
         if (k < 0) {
           V = -1;
           break;
+        }
+        if (k == 0 && bb_test(fut, move_to(e))) {
+          int f = pv_interpose_futile_memo(s, p, att, &ev, e, Vj, false, &checked, &futile_sq);
+          if (f < 0) {
+            V = -1;
+            break;
+          }
+          if (f) continue;
         }
         if (k == 0) {
           /* a longer defence: its own exact line replaces the rest */
@@ -855,8 +872,18 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r) {
 
 /* ---------------------------------------------------------------- verification */
 
-/* Defender to move: mate, or (futile) every reply is a futile drop whose capture
- * leaves a position that is itself mate in this sense. */
+typedef struct {
+  Color att;
+  int depth;
+} MatedCtx;
+
+static bool mated_after_capture(const Position *after, void *vctx) {
+  const MatedCtx *c = vctx;
+  return mated_modulo_futile(after, c->att, true, c->depth + 1);
+}
+
+/* Defender to move: mate, or (futile) every reply is a futile interposition
+ * whose capture leaves a position that is itself mate in this sense. */
 static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int depth) {
   if (!pos->checkers) return false;
   MoveList ev;
@@ -865,29 +892,14 @@ static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int
   if (!futile || depth > 8) return false;
   Bitboard between = search_distant_check(pos);
   if (!between) return false;
-  Bitboard done = 0;
+  Bitboard done = 0; /* drop squares shown futile */
+  MatedCtx ctx = {att, depth};
   for (int i = 0; i < ev.size; i++) {
     Move d = ev.moves[i];
-    if (!move_is_drop(d)) return false;
-    Square sq = move_to(d);
-    if (bb_test(done, sq)) continue;
-    Position p = *pos;
-    Undo u;
-    pos_do_move(&p, d, &u);
-    MoveList caps;
-    movegen_checks(&p, &caps);
-    bool ok = false;
-    for (int j = 0; j < caps.size && !ok; j++) {
-      Move c = caps.moves[j];
-      if (move_is_drop(c) || move_to(c) != sq || !search_capture_free(&p, c)) continue;
-      Position q = p;
-      Undo u2;
-      PieceType ret;
-      search_virtual_do(&q, c, &u2, &ret);
-      ok = mated_modulo_futile(&q, att, futile, depth + 1);
-    }
-    if (!ok) return false;
-    done |= bb_sq(sq);
+    if (!bb_test(between, move_to(d))) return false;
+    if (move_is_drop(d) && bb_test(done, move_to(d))) continue;
+    if (!solver_futile_any(pos, d, mated_after_capture, &ctx)) return false;
+    if (move_is_drop(d)) done |= bb_sq(move_to(d));
   }
   return true;
 }

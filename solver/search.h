@@ -36,8 +36,8 @@ typedef struct {
 } Child;
 
 enum {
-  CHILD_VIRTUAL = 1, /* free capture of a candidate futile drop, piece handed back: mated at all? */
-  CHILD_FUTCAND = 2, /* a drop that may be futile: its OR node gets virtual children */
+  CHILD_VIRTUAL = 1, /* free capture of a candidate futile interposition, piece handed back: mated at all? */
+  CHILD_FUTCAND = 2, /* an interposition (drop or 移動合) that may be futile: its OR node gets virtual children */
   CHILD_REP = 4,     /* disproven by a repetition / depth limit on the current path */
   CHILD_EST = 8      /* until the table lookup: pn holds the escape estimate of the AND node */
 };

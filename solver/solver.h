@@ -39,20 +39,21 @@
  *
  * ---- 無駄合 (futile interposition), the operational definition -------------
  * At a defender node that is in check from one ranging piece (lance, bishop,
- * rook, horse, dragon) standing at distance >= 2, a *drop* on a square s
- * between the checker and the king is futile when some attacker move captures
- * the dropped piece on s with check such that
+ * rook, horse, dragon) standing at distance >= 2, an interposition on a square
+ * s between the checker and the king (a drop, or a board piece moving to s:
+ * 移動合) is futile when some attacker move captures the interposed piece on s
+ * with check such that
  *   - the capture is free: after it no defender piece, the king included, can
  *     take the capturing piece, and
- *   - the position after the capture, with the captured piece put back into
- *     the defender's hand, is mated at any length (under this same rule).
- * Futile drops are not defences: they are left out of the length and of the
- * main line (a position whose only replies are futile drops counts as mate).
- * Interpositions by a board move always count. The rule does not depend on the
- * remaining length, so "mate within L" grows with L. In df-pn a candidate drop's
- * OR node gets, beside its real checks, the free captures on s as virtual
- * children (piece handed back, unbounded); a proof through one of them makes the
- * drop add nothing to its AND node's length. docs/design.md gives the sources
+ *   - the position after the capture, with the captured piece put into the
+ *     defender's hand, is mated at any length (under this same rule).
+ * Futile interpositions are not defences: they are left out of the length and
+ * of the main line (a position whose only replies are futile interpositions
+ * counts as mate). The rule does not depend on the remaining length, so "mate
+ * within L" grows with L. In df-pn a candidate interposition's OR node gets,
+ * beside its real checks, the free captures on s as virtual children (piece
+ * handed back, unbounded); a proof through one of them makes the
+ * interposition add nothing to its AND node's length. docs/design.md gives the sources
  * and the cases decided.
  * With futile_rule = false every interposition is a defence (the strict count
  * used by e.g. the tanuki generator and the YaneuraOu mate engine).
@@ -179,12 +180,12 @@ bool solver_mp_parse(const char *spec, SolverOptions *o, char *why, size_t whyn)
 /*
  * Checks a line under the rules: every move legal, every attacker move (even
  * plies from pos) gives check, and the final position is mate (with futile_rule,
- * a position whose only replies are futile drops counts as mate). Returns true
+ * a position whose only replies are futile interpositions counts as mate). Returns true
  * when it holds; *bad_ply (may be NULL) gets the 0-based ply of the first fault
  * (n when only the final mate test fails).
  */
 bool solver_line_verify(const Position *pos, const Move *line, int n, bool futile_rule, int *bad_ply);
-/* Is pos (the defender to move) mated: no legal reply, or with futile_rule only futile drops? */
+/* Is pos (the defender to move) mated: no legal reply, or with futile_rule only futile interpositions? */
 bool solver_mated(const Position *pos, Color attacker, bool futile_rule);
 
 #endif

@@ -17,7 +17,7 @@
 
 /*
  * Plies to mate of pos for `attacker` (odd when the attacker is to move, even
- * when the defender is: 0 = mated now, or only futile drops left), the
+ * when the defender is: 0 = mated now, or only futile interpositions left), the
  * shortest mate under the rules; SOLVER_VALUE_NONE when there is none within
  * max_plies. Uses the solver's table and its node / time limits.
  */
@@ -30,7 +30,7 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
 /*
  * The main line from pos (either side to move) whose exact value for `attacker`
  * is `plies` (solver_value): shortest checks, longest defences, among equally
- * long defences one whose line ends with the attacker's hand empty, futile drops
+ * long defences one whose line ends with the attacker's hand empty, futile interpositions
  * not counted. Writes at most cap moves to out; returns the line's length
  * (plies, or more where the 無駄合 rule leaves no line of that length), or -1
  * when a limit stopped it or cap was too small.
@@ -38,25 +38,26 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
 int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, Move *out, int cap);
 
 /* The squares between the king of the side to move and a single distant
- * ranging checker, where drops could interpose (the 無駄合 candidates); 0 when
- * not in such a check. */
-Bitboard solver_drop_squares(const Position *pos);
+ * ranging checker, where a drop or a board piece could interpose (the 無駄合
+ * candidates: every evasion that lands on one); 0 when not in such a check. */
+Bitboard solver_interpose_squares(const Position *pos);
 
 /*
- * The positions that decide whether the drop `drop` (defender to move in pos)
- * is futile: after each check that captures the dropped piece, with the piece
- * handed back to the defender (defender to move). Calls test on each until it
- * returns true; returns whether one did.
+ * The positions that decide whether the interposition `drop` (defender to move
+ * in pos; a drop, or a board piece moved in between) is futile: after each free
+ * check that captures the interposed piece, with the piece handed back to the
+ * defender's hand (defender to move). Calls test on each until it returns true;
+ * returns whether one did.
  */
 bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx);
 
-/* Is the drop `drop` (defender to move in pos, in a distant check) futile
+/* Is the interposition `drop` (defender to move in pos, in a distant check) futile
  * (solver.h's 無駄合 definition, which does not depend on a length)? The exact
  * answer, asking first whether a free capture leaves a position mated within
  * R + 1 and only then at any length. -1 when a limit stopped the search. */
-int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R);
+int solver_interpose_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R);
 /* The rule's sufficient part alone: does a free capture leave a position mated
  * within L plies? 1 yes (futile), 0 not shown, -1 stopped. */
-int solver_drop_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L);
+int solver_interpose_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L);
 
 #endif

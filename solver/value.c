@@ -37,7 +37,7 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
   return best;
 }
 
-Bitboard solver_drop_squares(const Position *pos) { return search_distant_check(pos); }
+Bitboard solver_interpose_squares(const Position *pos) { return search_distant_check(pos); }
 
 bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx) {
   Position p = *pos;
@@ -58,18 +58,18 @@ bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Positi
 }
 
 /* within: only the sufficient question (mated within n after a free capture); else the exact one at R = n. */
-static int drop_futile_ask(Solver *s, const Position *pos, Move drop, Color attacker, int n, bool within) {
-  if (!solver_drop_squares(pos) || !move_is_drop(drop)) return 0;
+static int interpose_futile_ask(Solver *s, const Position *pos, Move drop, Color attacker, int n, bool within) {
+  if (!bb_test(solver_interpose_squares(pos), move_to(drop))) return 0;
   search_call_reset(s);
   int err = 0;
   bool f = within ? pv_futile_within(s, pos, attacker, drop, n, &err) : pv_futile_square(s, pos, attacker, drop, n, &err);
   return err ? -1 : f;
 }
 
-int solver_drop_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
-  return drop_futile_ask(s, pos, drop, attacker, R, false);
+int solver_interpose_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
+  return interpose_futile_ask(s, pos, drop, attacker, R, false);
 }
 
-int solver_drop_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L) {
-  return drop_futile_ask(s, pos, drop, attacker, L, true);
+int solver_interpose_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L) {
+  return interpose_futile_ask(s, pos, drop, attacker, L, true);
 }

@@ -54,7 +54,7 @@ static const char EXPORT_HELP[] =
     "                   no file of the earlier export stays\n"
     "Each KIF holds 作品番号 (material-length-id), 作品名, 手数, 完全性, the defender's hand\n"
     "piece by piece, the diagram, the main line ending in 詰み, and every other defender\n"
-    "reply on the main line (futile drops, 無駄合, left out) as a 変化 branch with its own\n"
+    "reply on the main line (futile interpositions, 無駄合, left out) as a 変化 branch with its own\n"
     "line (found by the solver), and the other replies inside each branch the same way,\n"
     "up to 100 branches per problem.\n"
     "Every problem is checked first by the flaw checker (`tsume check`): its line must\n"
@@ -96,7 +96,7 @@ typedef struct {
 
 
 /* Reads a written KIF back and replays its main line: legal, all checks, and it
- * must end in mate (only futile drops left counts as mate, the 無駄合 rule). */
+ * must end in mate (only futile interpositions left counts as mate, the 無駄合 rule). */
 static int read_back(const char *bytes, size_t len, const char *where, int length, TsError *err) {
   KifRecord rec;
   int rc = kif_parse(bytes, len, KIF_ENC_AUTO, where, &rec, err);

@@ -34,11 +34,12 @@ static const char SOLVE_HELP[] =
     "'unknown (<limit>)'; then 'nodes N', 'time_ms T' and 'setup_ms S' (table set-up\n"
     "before the search, not part of T).\n"
     "Main line: shortest attack, longest defence, 駒余り tie-break, 無駄合 not counted.\n"
-    "無駄合: a drop between a single ranging checker and the king is futile when some\n"
-    "check captures it for free (no defender piece, the king included, can take the\n"
-    "capturing piece) and the position after that capture, the piece handed back to\n"
-    "the defender, is mated at any length. It does not depend on the length searched;\n"
-    "a board move between is always a defence (docs/design.md: sources, cases).\n"
+    "無駄合: an interposition between a single ranging checker and the king, by a drop\n"
+    "or by a board piece moving there (移動合), is futile when some check captures it\n"
+    "for free (no defender piece, the king included, can take the capturing piece)\n"
+    "and the position after that capture, the piece handed back to the defender's\n"
+    "hand, is mated at any length. It does not depend on the length searched\n"
+    "(docs/design.md: sources, cases).\n"
     "Exit status: 0 mate or nomate found, 1 unknown (a limit stopped the search),\n"
     "2 bad usage or input.\n";
 

@@ -88,7 +88,7 @@ static void verify_one(VerifyCtx *v, const TsRecord *rec) {
   }
   char what[VERIFY_WHAT];
   if (rec->flags & TSDB_F_FUTILE_CUT) {
-    /* the stored line stops where only futile drops are left before its length: not complete */
+    /* the stored line stops where only futile interpositions are left before its length: not complete */
     if (r->verdict == CHECK_COMPLETE) report(v, &pos, "stored futile-cut, checker complete");
     return;
   }

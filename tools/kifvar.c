@@ -15,8 +15,8 @@ int kifvar_add(Solver *s, KifRecord *rec, KifNode *node, const Position *start, 
       movegen_legal(&pos, &l);
       for (int i = 0; i < l.size && *budget > 0; i++) {
         if (move_compact(l.moves[i]) == move_compact(line[ply])) continue;
-        /* a futile drop (無駄合) is no defence: not written as a 変化 */
-        if (solver_drop_futile(s, &pos, l.moves[i], attacker, n - ply) == 1) continue;
+        /* a futile interposition (無駄合) is no defence: not written as a 変化 */
+        if (solver_interpose_futile(s, &pos, l.moves[i], attacker, n - ply) == 1) continue;
         Position p = pos;
         Undo u;
         pos_do_move(&p, l.moves[i], &u);

@@ -1,6 +1,6 @@
 /*
  * kifvar.h - 変化 branches of a KIF record from the solver: every other defender
- * reply on a line (futile drops, 無駄合, left out) with its own main line, and
+ * reply on a line (futile interpositions, 無駄合, left out) with its own main line, and
  * the other replies inside each branch the same way, as export and compose
  * write them.
  */

@@ -80,8 +80,8 @@ static Bitboard distant_check(const Position *p) {
   return BETWEEN[k][c];
 }
 
-bool brute_drop_futile(Brute *b, const Position *pos, Move drop, int R) {
-  if (!move_is_drop(drop) || !bb_test(distant_check(pos), move_to(drop))) return false;
+bool brute_interpose_futile(Brute *b, const Position *pos, Move drop, int R) {
+  if (!bb_test(distant_check(pos), move_to(drop))) return false;
   Position p = *pos;
   Undo u;
   pos_do_move(&p, drop, &u);
@@ -116,7 +116,7 @@ void brute_replies(Brute *b, const Position *pos, int R, MoveList *out) {
   Bitboard between = b->futile ? distant_check(pos) : 0;
   for (int i = 0; i < l.size; i++) {
     Move m = l.moves[i];
-    if (between && move_is_drop(m) && bb_test(between, move_to(m)) && brute_drop_futile(b, pos, m, R)) continue;
+    if (bb_test(between, move_to(m)) && brute_interpose_futile(b, pos, m, R)) continue;
     out->moves[out->size++] = m;
   }
 }

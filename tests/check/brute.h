@@ -6,15 +6,16 @@
  * to trust on small positions (a few pieces, up to about 9 plies).
  *
  * The 無駄合 rule is solver.h's definition, written again here: at a defender
- * node in check from one ranging piece at distance >= 2, a drop on a square
- * between them is futile when some attacker check captures the dropped piece
- * for free (no defender piece, the king included, can take back) and leaves,
+ * node in check from one ranging piece at distance >= 2, an interposition on a
+ * square between them (a drop, or a board piece moved there) is futile when some
+ * attacker check captures the interposed piece for free (no defender piece, the king included, can take back) and leaves,
  * with that piece put back into the defender's hand, a mated position. "At any
  * length" is read here as within the remaining length R (a minimax with a
  * depth bound cannot ask more without recursing through the futility of the
  * positions it reaches); the test positions are chosen where the two readings
  * agree, which the tests comparing the brute with the solver show. Futile
- * drops are not replies; a node whose only replies are futile drops is mate.
+ * interpositions are not replies; a node whose only replies are futile
+ * interpositions is mate.
  */
 #ifndef TSUME_TESTS_BRUTE_H
 #define TSUME_TESTS_BRUTE_H
@@ -40,9 +41,9 @@ bool brute_within(Brute *b, const Position *pos, int d);
 int brute_value(Brute *b, const Position *pos, int max);
 /* brute_value of the position after m. */
 int brute_value_after(Brute *b, const Position *pos, Move m, int max);
-/* Is the drop `drop` (defender to move, in a distant check) futile, read within remaining length R? */
-bool brute_drop_futile(Brute *b, const Position *pos, Move drop, int R);
-/* The defender's replies at pos that count (futile drops at R left out, when the rule is on). */
+/* Is the interposition `drop` (defender to move, in a distant check) futile, read within remaining length R? */
+bool brute_interpose_futile(Brute *b, const Position *pos, Move drop, int R);
+/* The defender's replies at pos that count (futile interpositions at R left out, when the rule is on). */
 void brute_replies(Brute *b, const Position *pos, int R, MoveList *out);
 
 /* A line of shortest checks and longest defences (first found in generation

@@ -33,7 +33,7 @@ static int fwd_value_attacker(Fwd *f, const Position *pos) {
 static int fwd_value_defender(Fwd *f, const Position *pos);
 
 /* A single distant ranging checker: the squares between it and the king, else 0. */
-static Bitboard fwd_drop_squares(const Position *pos) {
+static Bitboard fwd_interpose_squares(const Position *pos) {
   if (!pos->checkers || bb_more_than_one(pos->checkers)) return 0;
   Square c = bb_lsb(pos->checkers);
   PieceType t = piece_type(pos->board[c]);
@@ -52,10 +52,11 @@ static bool fwd_retaken(const Position *h, Square sq) {
 }
 
 /*
- * 無駄合, straight from its definition (docs/design.md): a drop on the square
- * of `drop` is futile when some check captures the dropped piece, the capturing
- * piece cannot be taken back (a free capture), and the position after it, with
- * the piece handed back to the defender, is mated at any length.
+ * 無駄合, straight from its definition (docs/design.md): an interposition `drop`
+ * (a drop, or a board piece moved between the distant checker and the king) is
+ * futile when some check captures the interposed piece, the capturing piece
+ * cannot be taken back (a free capture), and the position after it, with the
+ * piece handed back to the defender's hand, is mated at any length.
  */
 static bool fwd_futile(Fwd *f, const Position *pos, Move drop) {
   Position p = *pos;
@@ -79,23 +80,27 @@ static bool fwd_futile(Fwd *f, const Position *pos, Move drop) {
 
 /*
  * Defender to move: plies to mate (0 = mated), -1 if some reply escapes. Futile
- * drops are no replies: the value is one more than the longest other reply, 0
- * when there is none.
+ * interpositions are no replies: the value is one more than the longest other
+ * reply, 0 when there is none.
  */
 static int fwd_value_defender(Fwd *f, const Position *pos) {
   MoveList l;
   movegen_legal(pos, &l);
   if (l.size == 0) return pos->checkers ? 0 : -1;
-  Bitboard drops = fwd_drop_squares(pos);
+  Bitboard drops = fwd_interpose_squares(pos);
   int futile[SQ_NB];
   for (int s = 0; s < SQ_NB; s++) futile[s] = -1;
   int need = 0;
   for (int i = 0; i < l.size; i++) {
     Move m = l.moves[i];
-    if (drops && move_is_drop(m)) {
+    if (bb_test(drops, move_to(m))) {
       Square sq = move_to(m);
-      if (futile[sq] < 0) futile[sq] = fwd_futile(f, pos, m);
-      if (futile[sq]) continue;
+      if (!move_is_drop(m)) {
+        if (fwd_futile(f, pos, m)) continue;
+      } else {
+        if (futile[sq] < 0) futile[sq] = fwd_futile(f, pos, m);
+        if (futile[sq]) continue;
+      }
     }
     Position q = *pos;
     Undo u;
@@ -109,8 +114,8 @@ static int fwd_value_defender(Fwd *f, const Position *pos) {
 
 static bool fwd_leftover(Fwd *f, const Position *pos, int value);
 
-/* The rules' main-line choice: shortest check / longest reply (futile drops
- * left out), preferring a line that ends with the attacker's hand empty.
+/* The rules' main-line choice: shortest check / longest reply (futile
+ * interpositions left out), preferring a line that ends with the attacker's hand empty.
  * *nwithin: checks that mate within the remaining length (余詰 test);
  * *nmates: checks that mate at all. */
 static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *nwithin, int *nsame) {
@@ -120,7 +125,7 @@ static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *n
     movegen_checks(pos, &l);
   else
     movegen_legal(pos, &l);
-  Bitboard drops = att ? 0 : fwd_drop_squares(pos);
+  Bitboard drops = att ? 0 : fwd_interpose_squares(pos);
   int vals[MAX_MOVES];
   bool futile[MAX_MOVES];
   int cnt = 0, within = 0, longest = 0;
@@ -129,16 +134,14 @@ static Move fwd_best(Fwd *f, const Position *pos, int value, int *nmates, int *n
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
     futile[i] = false;
-    if (drops && move_is_drop(l.moves[i])) {
-      futile[i] = fwd_futile(f, pos, l.moves[i]);
-    }
+    if (bb_test(drops, move_to(l.moves[i]))) futile[i] = fwd_futile(f, pos, l.moves[i]);
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
     if (!futile[i] && vals[i] == value - 1) longest++;
     if (futile[i]) continue;
     if (vals[i] >= 0) cnt++;
     if (vals[i] >= 0 && vals[i] <= value - 1) within++;
   }
-  /* futile drops stay out of the line, unless every longest defence is one */
+  /* futile interpositions stay out of the line, unless every longest defence is one */
   for (int i = 0; i < l.size; i++)
     if (futile[i] && longest > 0) vals[i] = -1;
   *nmates = cnt;
@@ -183,8 +186,8 @@ static int cmp_u16(const void *a, const void *b) {
 }
 
 /* The main line's candidates at pos (exact value `value`): shortest checks, or
- * longest replies with futile drops left out unless every longest one is a
- * futile drop (as fwd_best chooses among them). */
+ * longest replies with futile interpositions left out unless every longest one
+ * is one (as fwd_best chooses among them). */
 static int fwd_candidates(Fwd *f, const Position *pos, int value, Move *out) {
   MoveList l;
   bool att = pos->side == BLACK;
@@ -192,7 +195,7 @@ static int fwd_candidates(Fwd *f, const Position *pos, int value, Move *out) {
     movegen_checks(pos, &l);
   else
     movegen_legal(pos, &l);
-  Bitboard drops = att ? 0 : fwd_drop_squares(pos);
+  Bitboard drops = att ? 0 : fwd_interpose_squares(pos);
   bool futile[MAX_MOVES];
   int vals[MAX_MOVES], longest = 0, n = 0;
   for (int i = 0; i < l.size; i++) {
@@ -200,9 +203,7 @@ static int fwd_candidates(Fwd *f, const Position *pos, int value, Move *out) {
     Undo u;
     pos_do_move(&q, l.moves[i], &u);
     futile[i] = false;
-    if (drops && move_is_drop(l.moves[i])) {
-      futile[i] = fwd_futile(f, pos, l.moves[i]);
-    }
+    if (bb_test(drops, move_to(l.moves[i]))) futile[i] = fwd_futile(f, pos, l.moves[i]);
     vals[i] = att ? fwd_value_defender(f, &q) : fwd_value_attacker(f, &q);
     if (!futile[i] && vals[i] == value - 1) longest++;
   }
@@ -332,21 +333,19 @@ static void fwd_classify(Fwd *f, const Position *start, int length, FwdProblem *
   }
   if (pos.hand[BLACK]) {
     p->flags |= RETRO_F_KOMAAMARI;
-    /* 変長: a defence 2 or 4 plies shorter, not a futile drop, ending clean */
+    /* 変長: a defence 2 or 4 plies shorter, not a futile interposition, ending clean */
     for (int ply = 1; ply < p->line_len && !(p->flags & RETRO_F_HENCHOU); ply += 2) {
       int R = length - ply;
       MoveList l;
       movegen_legal(&main[ply], &l);
-      Bitboard drops = fwd_drop_squares(&main[ply]);
+      Bitboard drops = fwd_interpose_squares(&main[ply]);
       for (int j = 0; j < l.size; j++) {
         Position q = main[ply];
         Undo u;
         pos_do_move(&q, l.moves[j], &u);
         int v = fwd_value_attacker(f, &q);
         if (v != R - 3 && v != R - 5) continue;
-        if (drops && move_is_drop(l.moves[j])) {
-          if (fwd_futile(f, &main[ply], l.moves[j])) continue;
-        }
+        if (bb_test(drops, move_to(l.moves[j])) && fwd_futile(f, &main[ply], l.moves[j])) continue;
         if (!fwd_leftover(f, &q, v)) {
           p->flags |= RETRO_F_HENCHOU;
           break;

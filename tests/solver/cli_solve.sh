@@ -74,6 +74,18 @@ out=$("$T" solve "3B5/n4l3/1BksP4/9/3P5/1S2R4/9/9/9 b r4g2s3n3l16p 1" | sed -n 1
 check "futile: zukou 89, the capture answered" "mate 13
 usi 5f7f P*7d 7f7d 7c6b 5c5b+ 6c5b 7d7c+ 6b5a 6a5b+ 5a5b 8c7d+ 5b5a S*5b" "$out"
 
+# 移動合: the silver stepping to 4c is taken for free by 4d4c (the rook guards 4c) and the
+# position, the silver handed back, is mated: futile as a drop would be (5, not 7)
+out=$("$T" solve "9/4sk3/7R1/6P2/9/9/9/9/9 b RL 1" | sed -n 1,2p)
+check "futile: a board piece moved in between" "mate 5
+usi L*4d 4b5a R*7a 5a6b 2c7c+" "$out"
+out=$("$T" solve --no-futile-rule "9/4sk3/7R1/6P2/9/9/9/9/9 b RL 1" | head -1)
+check "moved interposition, every interposition" "mate 7" "$out"
+# a drop that lasts longer than the bound being proven is a defence, not taken for futile (7)
+out=$("$T" solve "7kg/9/8R/7+B1/9/9/9/9/9 b BLr3g4s4n3l18p 1" | sed -n 1,2p)
+check "exact length past a real drop" "mate 7
+usi B*4c P*3b 1c2c+ 1a2b 4c3b+ 2a1a 2c2b" "$out"
+
 # gote attacks (edge case yane-mate7-line9)
 out=$("$T" solve --no-futile-rule "ln3kgRl/2s1g2p1/2ppppn1p/p5p2/6b2/P3P4/1+rPP1PP1P/1P4S2/LNSK1G1NL w GPbsp 50" | head -1)
 check "gote attacker" "mate 7" "$out"

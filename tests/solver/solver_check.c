@@ -29,8 +29,10 @@ bool check_line_plain(const Position *root, const Move *pv, int n) {
   }
   if (p.side == att || !p.checkers) return false;
   movegen_legal(&p, &ml);
+  /* only (futile) interpositions may remain: replies onto a square between the king and its one checker */
+  Bitboard btw = bb_more_than_one(p.checkers) ? 0 : BETWEEN[p.king[p.side]][bb_lsb(p.checkers)];
   for (int j = 0; j < ml.size; j++)
-    if (!move_is_drop(ml.moves[j])) return false; /* only (futile) drops may remain */
+    if (!bb_test(btw, move_to(ml.moves[j]))) return false;
   return true;
 }
 

@@ -37,7 +37,7 @@ int check_case(Solver *s, const CheckCase *c, CheckStats *st);
 /* Prints "<name>: passed/rows (skipped), time, nodes". */
 void check_report(const char *name, const CheckStats *st);
 /* Independent line check without the solver: legal, every attacker move checks,
- * final position has no legal reply (or, with futile, only drops). */
+ * final position has no legal reply, or only interpositions (futile ones). */
 bool check_line_plain(const Position *root, const Move *pv, int n);
 
 #endif

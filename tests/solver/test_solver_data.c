@@ -183,7 +183,7 @@ static void test_tanuki_long(void **state) {
 
 /* Zukou rows whose length the source certifies (Open Tsume df-pn length equal to the
  * recorded one, with a full decomposition proof "F"), and zukou-026/073/093 whose
- * recorded lines end where only futile drops remain: lengths under the 無駄合 rule. */
+ * recorded lines end where only futile interpositions remain: lengths under the 無駄合 rule. */
 static void test_zukou_certified(void **state) {
   (void)state;
   char path[1024];
@@ -202,7 +202,7 @@ static void test_zukou_certified(void **state) {
       if (p) *p++ = 0;
     }
     if (!col[7]) continue;
-    /* certified rows, and the rows whose recorded line ends on futile drops only
+    /* certified rows, and the rows whose recorded line ends on futile interpositions only
      * (their recorded length is the length under the 無駄合 rule) */
     bool futile_end = !strcmp(col[6], "MATE_MODULO_FUTILE_DROPS");
     if (!futile_end && (strcmp(col[5], "F") || strcmp(col[3], col[4]))) continue;

@@ -159,7 +159,7 @@ static void test_api(void **state) {
   Undo u;
   pos_do_move(&after, r.pv[0], &u);
   assert_int_equal(solver_value(s, &after, BLACK, 30), 6);
-  assert_int_equal(solver_drop_squares(&after) != 0, 1);
+  assert_int_equal(solver_interpose_squares(&after) != 0, 1);
   /* after L*1c the silver dropped on 1b is taken by the lance and the king takes
    * the lance back: a real defence (docs/design.md), 7 plies as composers count */
   Position lp;
