@@ -81,6 +81,11 @@ check "futile: a board piece moved in between" "mate 5
 usi L*4d 4b5a R*7a 5a6b 2c7c+" "$out"
 out=$("$T" solve --no-futile-rule "9/4sk3/7R1/6P2/9/9/9/9/9 b RL 1" | head -1)
 check "moved interposition, every interposition" "mate 7" "$out"
+# the 成香 stepping from 2b to 1b is futile (1e1b takes it for free, then mate); a pawn dropped
+# on 1b is a defence (the 成香 takes back), and the line ends with the 成香 taken (駒余り)
+out=$("$T" solve "8k/6+L+l1/9/8+L/8L/9/9/9/9 b 2r2b4g4s4n18p 1" | sed -n 1,2p)
+check "moved interposition futile, the drop a defence" "mate 3
+usi 1d2c P*1b 2c2b" "$out"
 # a drop that lasts longer than the bound being proven is a defence, not taken for futile (7)
 out=$("$T" solve "7kg/9/8R/7+B1/9/9/9/9/9 b BLr3g4s4n3l18p 1" | sed -n 1,2p)
 check "exact length past a real drop" "mate 7
