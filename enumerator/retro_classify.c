@@ -180,8 +180,8 @@ static bool mated_at_all(const Position *after, void *vctx) {
  * the capturing piece) and leads, with the piece handed back, to a mated
  * position (at any length within the enumeration's reach).
  */
-static bool interpose_futile(Cls *c, const Position *pos, Move drop) {
-  return solver_futile_any(pos, drop, mated_at_all, c);
+static bool interpose_futile(Cls *c, const Position *pos, Move m) {
+  return solver_futile_any(pos, m, mated_at_all, c);
 }
 
 static bool line_leftover(Cls *c, const Position *pos, int v);
@@ -317,14 +317,12 @@ static Move attacker_best(Cls *c, const Position *pos, int V, int *nwithin, int 
  * plies itself: the capture that makes it futile is answered, and the mate
  * takes the same R plies), those of value R-1 are the longest defences.
  * MOVE_NONE when only futile interpositions are left and R = 0 (mated).
- * A drop's answer holds for its square (the capture-and-hand-back position
- * does not depend on the kind dropped).
  */
 static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
   MoveList l;
   movegen_legal(pos, &l);
   Bitboard btw = solver_interpose_squares(pos);
-  Bitboard tested = 0, futile = 0;
+  FutileMemo fm = {0, 0};
   Move fut[MAX_MOVES];
   int nfut = 0;
   Move bm = MOVE_NONE;
@@ -334,16 +332,10 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
     for (int i = 0; i < n; i++) {
       Move m = pass == 0 ? l.moves[i] : fut[i];
       if (pass == 0 && bb_test(btw, move_to(m))) {
-        Square sq = move_to(m);
-        bool f;
-        if (!move_is_drop(m)) {
+        int f = futile_memo_get(&fm, m);
+        if (f < 0) {
           f = interpose_futile(c, pos, m);
-        } else {
-          if (!bb_test(tested, sq)) {
-            tested |= BB_SQ[sq];
-            if (interpose_futile(c, pos, m)) futile |= BB_SQ[sq];
-          }
-          f = bb_test(futile, sq);
+          futile_memo_put(&fm, m, f);
         }
         if (f) {
           fut[nfut++] = m;

@@ -62,22 +62,22 @@ static bool mated_within_R(const Position *after, void *vctx) {
   return k != 0; /* a stopped search ends the test too */
 }
 
-bool pv_futile_within(Solver *s, const Position *pos, Color att, Move drop, int L, int *err) {
+bool pv_futile_within(Solver *s, const Position *pos, Color att, Move m, int L, int *err) {
   FutileCtx c = {s, att, L, 0};
-  bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  bool f = solver_futile_any(pos, m, mated_within_R, &c);
   if (c.err) *err = 1;
   return f && !c.err;
 }
 
-bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err) {
+bool pv_futile_exact(Solver *s, const Position *pos, Color att, Move m, int R, int *err) {
   /* Futility asks for a mate at any length; the position after a free capture
    * is most often mated at once or soon, so a bounded question comes first and
    * the unbounded one only when it fails. */
   FutileCtx c = {s, att, R >= 0 && R + 1 < TT_LEN_INF ? R + 1 : TT_LEN_INF, 0};
-  bool f = solver_futile_any(pos, drop, mated_within_R, &c);
+  bool f = solver_futile_any(pos, m, mated_within_R, &c);
   if (!f && !c.err && c.R < TT_LEN_INF) {
     c.R = TT_LEN_INF;
-    f = solver_futile_any(pos, drop, mated_within_R, &c);
+    f = solver_futile_any(pos, m, mated_within_R, &c);
   }
   if (c.err) *err = 1;
   return f && !c.err;
@@ -151,32 +151,26 @@ static int pv_interpose_futile_at(Solver *s, const Position *pos, Color att, con
   }
   if (!exact_r1) return 0;
   int err = 0;
-  bool f = pv_futile_square(s, pos, att, m, R, &err);
+  bool f = pv_futile_exact(s, pos, att, m, R, &err);
   return err ? -1 : f;
 }
 
-/* Is the interposition m futile at the AND node pos: with r_exact, R is the
- * node's exact value and pv_interpose_futile_at's shortcuts hold; else the
- * rule's own question (pv_futile_square), R only ordering its bounded first try.
- * A drop's answer is kept per square in *asked and *futile (squares asked,
- * squares futile) for the other drops of the node. 1, 0, -1 stopped. */
+/* Is the interposition m futile at the AND node pos, answers kept in *fm: with
+ * r_exact, R is the node's exact value and pv_interpose_futile_at's shortcuts
+ * hold; else the rule's own question (pv_futile_exact), R only ordering its
+ * bounded first try. 1, 0, -1 stopped. */
 static int pv_interpose_futile_memo(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R,
-                                    bool r_exact, Bitboard *asked, Bitboard *futile) {
-  Square sq = move_to(m);
-  if (move_is_drop(m) && bb_test(*asked, sq)) return bb_test(*futile, sq);
-  int f;
+                                    bool r_exact, FutileMemo *fm) {
+  int f = futile_memo_get(fm, m);
+  if (f >= 0) return f;
   if (r_exact) {
     f = pv_interpose_futile_at(s, pos, att, ml, m, R);
   } else {
     int err = 0;
-    f = pv_futile_square(s, pos, att, m, R, &err);
+    f = pv_futile_exact(s, pos, att, m, R, &err);
     if (err) f = -1;
   }
-  if (f < 0) return -1;
-  if (move_is_drop(m)) {
-    *asked |= bb_sq(sq);
-    if (f) *futile |= bb_sq(sq);
-  }
+  if (f >= 0) futile_memo_put(fm, m, f);
   return f;
 }
 
@@ -266,11 +260,11 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
     Bitboard fut = s->opt.futile_rule ? search_distant_check(&pos) : 0;
     Move cand[MAX_MOVES], futm[MAX_MOVES];
     int nc = 0, nf = 0;
-    Bitboard checked = 0, futile_sq = 0;
+    FutileMemo fm = {0, 0};
     for (int i = 0; i < ml.size; i++) {
       Move m = ml.moves[i];
       if (bb_test(fut, move_to(m))) {
-        int f = pv_interpose_futile_memo(s, &pos, att, &ml, m, R, true, &checked, &futile_sq);
+        int f = pv_interpose_futile_memo(s, &pos, att, &ml, m, R, true, &fm);
         if (f < 0) return -1;
         if (f) {
           futm[nf++] = m;
@@ -659,14 +653,14 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
       }
     } else {
       Bitboard fut = s->opt.futile_rule ? search_distant_check(p) : 0;
-      Bitboard checked = 0, futile_sq = 0;
+      FutileMemo fm = {0, 0};
       MoveList ev;
       movegen_evasions(p, &ev);
       /* Vj is what this node is worth if no other defence lasts longer: not yet
        * its exact value, so futility is asked by the rule itself, and only of an
        * interposition that would otherwise be such a longer defence. */
       if (bb_test(fut, move_to(line[j]))) {
-        int f = pv_interpose_futile_memo(s, p, att, &ev, line[j], Vj, false, &checked, &futile_sq);
+        int f = pv_interpose_futile_memo(s, p, att, &ev, line[j], Vj, false, &fm);
         if (f != 0) {
           V = -1; /* the line defends with a futile interposition (or stopped): not handled here */
           break;
@@ -684,7 +678,7 @@ static int line_exact_backward(Solver *s, const Position *root, Move *line, int 
           break;
         }
         if (k == 0 && bb_test(fut, move_to(e))) {
-          int f = pv_interpose_futile_memo(s, p, att, &ev, e, Vj, false, &checked, &futile_sq);
+          int f = pv_interpose_futile_memo(s, p, att, &ev, e, Vj, false, &fm);
           if (f < 0) {
             V = -1;
             break;
@@ -892,14 +886,14 @@ static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int
   if (!futile || depth > 8) return false;
   Bitboard between = search_distant_check(pos);
   if (!between) return false;
-  Bitboard done = 0; /* drop squares shown futile */
+  FutileMemo fm = {0, 0}; /* every answer kept is "futile": the first other one ends the loop */
   MatedCtx ctx = {att, depth};
   for (int i = 0; i < ev.size; i++) {
     Move d = ev.moves[i];
     if (!bb_test(between, move_to(d))) return false;
-    if (move_is_drop(d) && bb_test(done, move_to(d))) continue;
+    if (futile_memo_get(&fm, d) > 0) continue;
     if (!solver_futile_any(pos, d, mated_after_capture, &ctx)) return false;
-    if (move_is_drop(d)) done |= bb_sq(move_to(d));
+    futile_memo_put(&fm, d, true);
   }
   return true;
 }

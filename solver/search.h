@@ -160,11 +160,12 @@ void pv_solve(Solver *s, const Position *root, int upper, SolveResult *r);
 /* Bounded question on pos (attacker given; pos may be an AND node): mate within len?
  * 1 yes (*mlen = length found), 0 no, -1 stopped. */
 int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int *mlen);
-/* Is a drop on the square of `drop` (any legal drop there; defender to move in pos)
- * futile at remaining length R (solver.h)? *err is set when a limit stopped the search. */
-bool pv_futile_square(Solver *s, const Position *pos, Color att, Move drop, int R, int *err);
+/* Is the interposition m (defender to move in pos) futile (solver.h)? The rule's
+ * own question, a mate within R + 1 after a free capture tried first. *err is set
+ * when a limit stopped the search. */
+bool pv_futile_exact(Solver *s, const Position *pos, Color att, Move m, int R, int *err);
 /* The rule's sufficient part: some free capture leaves a position mated within L. */
-bool pv_futile_within(Solver *s, const Position *pos, Color att, Move drop, int L, int *err);
+bool pv_futile_within(Solver *s, const Position *pos, Color att, Move m, int L, int *err);
 /* With a progress callback: reads a checked mating line from the table (bound U)
  * into s->known for solver_known_line; keeps the previous one when none is read. */
 void pv_known_update(Solver *s, const Position *root, int U);

@@ -43,21 +43,40 @@ int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, 
 Bitboard solver_interpose_squares(const Position *pos);
 
 /*
- * The positions that decide whether the interposition `drop` (defender to move
+ * The positions that decide whether the interposition `m` (defender to move
  * in pos; a drop, or a board piece moved in between) is futile: after each free
  * check that captures the interposed piece, with the piece handed back to the
  * defender's hand (defender to move). Calls test on each until it returns true;
  * returns whether one did.
  */
-bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx);
+bool solver_futile_any(const Position *pos, Move m, bool (*test)(const Position *after, void *ctx), void *ctx);
 
-/* Is the interposition `drop` (defender to move in pos, in a distant check) futile
+/* The answers of one defender node's futility questions: a drop's holds for its
+ * square (the capture-and-hand-back position does not depend on the kind
+ * dropped), a board piece's (移動合) for its move alone, so only drops are kept. */
+typedef struct {
+  Bitboard asked, futile; /* drop squares asked, and found futile */
+} FutileMemo;
+
+/* 1 futile, 0 not, -1 not known (to be asked) */
+static inline int futile_memo_get(const FutileMemo *fm, Move m) {
+  if (!move_is_drop(m) || !bb_test(fm->asked, move_to(m))) return -1;
+  return bb_test(fm->futile, move_to(m));
+}
+
+static inline void futile_memo_put(FutileMemo *fm, Move m, bool futile) {
+  if (!move_is_drop(m)) return;
+  fm->asked |= bb_sq(move_to(m));
+  if (futile) fm->futile |= bb_sq(move_to(m));
+}
+
+/* Is the interposition `m` (defender to move in pos, in a distant check) futile
  * (solver.h's 無駄合 definition, which does not depend on a length)? The exact
  * answer, asking first whether a free capture leaves a position mated within
  * R + 1 and only then at any length. -1 when a limit stopped the search. */
-int solver_interpose_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R);
+int solver_interpose_futile(Solver *s, const Position *pos, Move m, Color attacker, int R);
 /* The rule's sufficient part alone: does a free capture leave a position mated
  * within L plies? 1 yes (futile), 0 not shown, -1 stopped. */
-int solver_interpose_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L);
+int solver_interpose_futile_within(Solver *s, const Position *pos, Move m, Color attacker, int L);
 
 #endif

@@ -39,15 +39,15 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
 
 Bitboard solver_interpose_squares(const Position *pos) { return search_distant_check(pos); }
 
-bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Position *after, void *ctx), void *ctx) {
+bool solver_futile_any(const Position *pos, Move m, bool (*test)(const Position *after, void *ctx), void *ctx) {
   Position p = *pos;
   Undo u;
-  pos_do_move(&p, drop, &u);
+  pos_do_move(&p, m, &u);
   MoveList caps;
   movegen_checks(&p, &caps);
   for (int i = 0; i < caps.size; i++) {
     Move c = caps.moves[i];
-    if (move_is_drop(c) || move_to(c) != move_to(drop) || !search_capture_free(&p, c)) continue;
+    if (move_is_drop(c) || move_to(c) != move_to(m) || !search_capture_free(&p, c)) continue;
     Position q = p;
     Undo u2;
     PieceType ret;
@@ -58,18 +58,18 @@ bool solver_futile_any(const Position *pos, Move drop, bool (*test)(const Positi
 }
 
 /* within: only the sufficient question (mated within n after a free capture); else the exact one at R = n. */
-static int interpose_futile_ask(Solver *s, const Position *pos, Move drop, Color attacker, int n, bool within) {
-  if (!bb_test(solver_interpose_squares(pos), move_to(drop))) return 0;
+static int interpose_futile_ask(Solver *s, const Position *pos, Move m, Color attacker, int n, bool within) {
+  if (!bb_test(solver_interpose_squares(pos), move_to(m))) return 0;
   search_call_reset(s);
   int err = 0;
-  bool f = within ? pv_futile_within(s, pos, attacker, drop, n, &err) : pv_futile_square(s, pos, attacker, drop, n, &err);
+  bool f = within ? pv_futile_within(s, pos, attacker, m, n, &err) : pv_futile_exact(s, pos, attacker, m, n, &err);
   return err ? -1 : f;
 }
 
-int solver_interpose_futile(Solver *s, const Position *pos, Move drop, Color attacker, int R) {
-  return interpose_futile_ask(s, pos, drop, attacker, R, false);
+int solver_interpose_futile(Solver *s, const Position *pos, Move m, Color attacker, int R) {
+  return interpose_futile_ask(s, pos, m, attacker, R, false);
 }
 
-int solver_interpose_futile_within(Solver *s, const Position *pos, Move drop, Color attacker, int L) {
-  return interpose_futile_ask(s, pos, drop, attacker, L, true);
+int solver_interpose_futile_within(Solver *s, const Position *pos, Move m, Color attacker, int L) {
+  return interpose_futile_ask(s, pos, m, attacker, L, true);
 }
