@@ -156,14 +156,20 @@ void sfen_write(const Position *pos, char *out, size_t n) {
   snprintf(out, n, "%s", buf);
 }
 
+void usi_square_write(Square s, char out[3]) {
+  out[0] = (char)('0' + sq_file(s));
+  out[1] = (char)('a' + sq_rank(s) - 1);
+  out[2] = 0;
+}
+
 void usi_move_write(Move m, char out[8]) {
-  Square to = move_to(m);
+  char to[3], from[3];
+  usi_square_write(move_to(m), to);
   if (move_is_drop(m)) {
-    snprintf(out, 8, "%c*%d%c", PT_LETTER[move_drop_type(m)], sq_file(to), 'a' + sq_rank(to) - 1);
+    snprintf(out, 8, "%c*%s", PT_LETTER[move_drop_type(m)], to);
   } else {
-    Square from = move_from(m);
-    snprintf(out, 8, "%d%c%d%c%s", sq_file(from), 'a' + sq_rank(from) - 1, sq_file(to), 'a' + sq_rank(to) - 1,
-             move_is_promote(m) ? "+" : "");
+    usi_square_write(move_from(m), from);
+    snprintf(out, 8, "%s%s%s", from, to, move_is_promote(m) ? "+" : "");
   }
 }
 

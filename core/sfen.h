@@ -38,6 +38,8 @@ void sfen_write(const Position *pos, char *out, size_t n);
 
 /* Parses one USI move ("7g7f", "8h2b+", "G*5b") and checks it is legal in pos. */
 int usi_move_parse(const Position *pos, const char *s, Move *m, TsError *err);
+/* Writes the square s in USI notation ("7g"). */
+void usi_square_write(Square s, char out[3]);
 /* Writes m in USI notation (at most 6 chars + NUL). */
 void usi_move_write(Move m, char out[8]);
 

@@ -340,13 +340,10 @@ int book_add(Book *b, const BookWork *w, TsError *err) {
     Undo u;
     pos_do_move(&end, w->line[i], &u);
   }
-  char sfen[256], end_sfen[256], last[8] = "";
+  char sfen[256], end_sfen[256], last[3] = "";
   sfen_write(w->pos, sfen, sizeof sfen);
   sfen_write(&end, end_sfen, sizeof end_sfen);
-  if (w->line_len > 0) {
-    Square to = move_to(w->line[w->line_len - 1]);
-    snprintf(last, sizeof last, "%d%c", sq_file(to), 'a' + sq_rank(to) - 1);
-  }
+  if (w->line_len > 0) usi_square_write(move_to(w->line[w->line_len - 1]), last);
   BookFile bf;
   char list_page[64];
   book_page_name((num - 1) / BOOK_PAGE_WORKS + 1, list_page, sizeof list_page);

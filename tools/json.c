@@ -134,12 +134,6 @@ static void piece_letters(Piece p, char out[4]) {
   out[k] = 0;
 }
 
-static void sq_usi(Square s, char out[4]) {
-  out[0] = (char)('0' + sq_file(s));
-  out[1] = (char)('a' + sq_rank(s) - 1);
-  out[2] = 0;
-}
-
 static void role_names(FILE *f, uint8_t r) {
   putc('[', f);
   for (int b = 0, k = 0; b < ROLE_NB; b++)
@@ -168,7 +162,7 @@ void json_roles(FILE *f, const Position *pos, const Move *line, int n, const Rol
     for (Square s = SQ_NB - 1; s >= 0; s--) {
       if (!rp->role[s]) continue;
       char sq[4], pl[4];
-      sq_usi(s, sq);
+      usi_square_write(s, sq);
       piece_letters(rp->pos.board[s], pl);
       fprintf(f, "%s{\"sq\":\"%s\",\"piece\":\"%s\",\"id\":%d,\"roles\":", k++ ? "," : "", sq, pl, rp->id[s]);
       role_names(f, rp->role[s]);
@@ -177,7 +171,7 @@ void json_roles(FILE *f, const Position *pos, const Move *line, int n, const Rol
     fputs("],\"prevented\":[", f);
     for (int j = 0; j < rp->nprevented; j++) {
       char sq[4];
-      sq_usi(rp->prevented[j].sq, sq);
+      usi_square_write(rp->prevented[j].sq, sq);
       fprintf(f, "%s{\"sq\":\"%s\",\"move\":", j ? "," : "", sq);
       json_move(f, rp->prevented[j].move);
       putc('}', f);
@@ -191,7 +185,7 @@ void json_roles(FILE *f, const Position *pos, const Move *line, int n, const Rol
     piece_letters(p->piece, pl);
     fprintf(f, "%s{\"id\":%d,\"start\":", id ? "," : "", id);
     if (p->start_sq != SQ_NONE) {
-      sq_usi(p->start_sq, sq);
+      usi_square_write(p->start_sq, sq);
       fprintf(f, "\"%s\"", sq);
     } else {
       fputs("null", f);
