@@ -243,6 +243,18 @@ static void emit_error(Job *j, const char *msg) {
 
 /* ------------------------------------------------------------------ check */
 
+/* A flaw as soon as the checker proves it: {"flaw": <as in the report>, "line": <the line checked>}. */
+static void on_check_flaw(void *ctx, const CheckReport *r, const CheckFlaw *f) {
+  Mem m;
+  if (!mem_open(&m)) return;
+  fputs("{\"flaw\":", m.f);
+  json_flaw(m.f, r, f);
+  fputs(",\"line\":", m.f);
+  json_moves(m.f, r->line, r->line_length);
+  putc('}', m.f);
+  mem_emit(&m, ctx);
+}
+
 static void run_check(Job *j) {
   ApiRequest *q = j->arg;
   CheckerSlot *slot = NULL;
@@ -254,7 +266,9 @@ static void run_check(Job *j) {
   check_set_time(k, q->time_ms); /* the budget from here: the table was set up before */
   CheckReport rep;
   check_report_init(&rep);
+  check_set_on_flaw(k, on_check_flaw, j);
   int rc = check_problem(k, &q->pos, q->line.n ? q->line.moves : NULL, q->line.n, &rep);
+  check_set_on_flaw(k, NULL, NULL);
   Mem m;
   if (mem_open(&m)) {
     json_check(m.f, q->sfen_text, &q->pos, NULL, rc, &rep);

@@ -53,6 +53,8 @@ struct Checker {
   int flaw_q_cap;
   int cur_q;
   int rejoin_scale; /* the rejoin and 駒余り searches' budget, in CHECK_REJOIN_BUDGET */
+  CheckFlawFn on_flaw;
+  void *flaw_ctx;
 };
 
 void check_options_default(CheckOptions *o) {
@@ -102,6 +104,11 @@ uint64_t check_set_time(Checker *c, uint64_t time_ms) {
   uint64_t old = c->opt.time_ms;
   c->opt.time_ms = time_ms;
   return old;
+}
+
+void check_set_on_flaw(Checker *c, CheckFlawFn fn, void *ctx) {
+  c->on_flaw = fn;
+  c->flaw_ctx = ctx;
 }
 
 bool check_set_quick_after_fatal(Checker *c, bool on) {
@@ -736,6 +743,8 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
                 qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
                 (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
       }
+      if (c->on_flaw)
+        for (int k = before; k < r->nflaws; k++) c->on_flaw(c->flaw_ctx, r, &r->flaws[k]);
       if (ok) {
         qs[i].done = true;
         left--;

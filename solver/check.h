@@ -178,6 +178,13 @@ uint64_t check_deadline(const Checker *c);
 uint64_t check_set_time(Checker *c, uint64_t time_ms);
 bool check_set_quick_after_fatal(Checker *c, bool on);
 
+/* fn(ctx, r, f) is called for each flaw an alternative or a reply turns out to be,
+ * as soon as it is proven, while the check goes on (r->line is the line being
+ * checked: without a given line, the report may end with another main line and
+ * its flaws); fn = NULL: none. The report's order and verdict come at the end. */
+typedef void (*CheckFlawFn)(void *ctx, const CheckReport *r, const CheckFlaw *f);
+void check_set_on_flaw(Checker *c, CheckFlawFn fn, void *ctx);
+
 /* The nodes of the check in progress so far, for a progress display on another
  * thread: the checker's count of its finished questions and its solver's of
  * the current one, read without a lock (an estimate, not always growing). */

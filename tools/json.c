@@ -59,6 +59,18 @@ static const char *tf(bool b) { return b ? "true" : "false"; }
  * line to check ("no-line"), else questions about the line were stopped ("unproven"). */
 static bool unknown_no_line(const CheckReport *r) { return !r->line_given && r->line_length == 0; }
 
+void json_flaw(FILE *f, const CheckReport *r, const CheckFlaw *fl) {
+  fprintf(f, "{\"kind\":\"%s\",\"kind_ja\":\"%s\",\"ply\":%d,\"move\":", check_flaw_name(fl->kind),
+          check_flaw_name_ja(fl->kind), fl->ply);
+  json_move(f, fl->move);
+  fputs(",\"alt\":", f);
+  json_move(f, fl->alt);
+  fprintf(f, ",\"alt_length\":%d,\"alt_line\":", fl->alt_length);
+  json_moves(f, fl->alt_line, fl->alt_line_len);
+  fprintf(f, ",\"alt_komaamari\":%s,\"longer\":%s,\"tolerated\":%s}", tf(fl->alt_komaamari),
+          tf(check_flaw_longer(r, fl)), tf(fl->tolerated));
+}
+
 void json_check(FILE *f, const char *id, const Position *pos, const char *error, int rc, const CheckReport *r) {
   fputs("{\"id\":", f);
   json_user_str(f, id);
@@ -84,16 +96,8 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
   json_moves(f, r->line, r->line_length);
   fputs(",\"flaws\":[", f);
   for (int i = 0; i < r->nflaws; i++) {
-    const CheckFlaw *fl = &r->flaws[i];
-    fprintf(f, "%s{\"kind\":\"%s\",\"kind_ja\":\"%s\",\"ply\":%d,\"move\":", i ? "," : "", check_flaw_name(fl->kind),
-            check_flaw_name_ja(fl->kind), fl->ply);
-    json_move(f, fl->move);
-    fputs(",\"alt\":", f);
-    json_move(f, fl->alt);
-    fprintf(f, ",\"alt_length\":%d,\"alt_line\":", fl->alt_length);
-    json_moves(f, fl->alt_line, fl->alt_line_len);
-    fprintf(f, ",\"alt_komaamari\":%s,\"longer\":%s,\"tolerated\":%s}", tf(fl->alt_komaamari),
-            tf(check_flaw_longer(r, fl)), tf(fl->tolerated));
+    if (i) putc(',', f);
+    json_flaw(f, r, &r->flaws[i]);
   }
   fprintf(f, "],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu",
           r->flaws_dropped, r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);

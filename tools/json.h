@@ -29,6 +29,8 @@ void json_moves(FILE *f, const Move *m, int n);
  * either an input error (error != NULL: verdict "error" with the message), a
  * failed check (rc != 0) or the report r of pos. */
 void json_check(FILE *f, const char *id, const Position *pos, const char *error, int rc, const CheckReport *r);
+/* One flaw of r, as in json_check's "flaws". */
+void json_flaw(FILE *f, const CheckReport *r, const CheckFlaw *fl);
 
 /* `roles --json`'s object: the roles of every piece along line[0..n) from pos. */
 void json_roles(FILE *f, const Position *pos, const Move *line, int n, const RoleMap *m);

@@ -7,7 +7,8 @@
 // plays its line; (b) a piece placed from the palette by two clicks changes the
 // diagram, the address and the verdict; (c) a compose run is started, stopped,
 // shows its result, and Undo brings back the diagram; (d) a screenshot of the
-// desk is saved as <outdir>/desk.png. Every wait is on a condition of the page;
+// desk is saved as <outdir>/desk.png; (e) a 余詰 found early in a long check
+// shows while the check goes on. Every wait is on a condition of the page;
 // every request must go to the server (the page works offline).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -40,6 +41,9 @@ const FLAWED = '8k/9/7G1/9/9/9/9/9/9 b G2r2b2g4s4n4l18p 1';
 const MENDED = '6g1k/9/7G1/9/9/9/9/9/9 b G2r2bg4s4n4l18p 1';
 // docs/checking.md's example: a 3-ply idea with a 余詰 at its first move.
 const IDEA = '9/8k/8g/7GP/9/9/9/9/9 b 2r2b2g4s4n4l17p 1';
+// Two rooks and a silver: the 余詰 2a2c+ is proven at once, whether the other
+// checks mate at all takes the whole budget.
+const EARLY = '7R1/6k2/9/9/9/7R1/9/9/9 b S2b4g3s4n4l18p 1';
 
 const browser = await chromium.launch({
   executablePath: process.env.TSUME_CHROMIUM || '/usr/bin/chromium',
@@ -181,6 +185,18 @@ try {
   check('(c) Undo brings back the diagram before composing', (await text('#sfen-text')) === IDEA);
   await checkDone();
   check('(c) and its verdict', (await text('#verdict')) === 'flawed', await text('#verdict'));
+
+  // ---- (e) a flaw shown as soon as it is proven -----------------------------------
+  await page.goto(`${base}?sfen=${encodeURIComponent(EARLY)}`);
+  await checkSoon(
+    '(e) the 余詰 ▲２三飛引成 in the status while the check goes on',
+    () => {
+      const el = document.getElementById('check-status');
+      return el.dataset.state === 'checking' && /余詰 1手目 ▲２三飛引成/.test(el.textContent);
+    },
+    null,
+    () => text('#check-status'),
+  );
 } catch (e) {
   check('the run went to its end', false, e.message);
   await page.screenshot({ path: path.join(outdir, 'desk-failure.png') }).catch(() => {});

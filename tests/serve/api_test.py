@@ -124,6 +124,19 @@ st, _, data = request("POST", "/api/check", {"sfen": "6R2/8k/8r/8G/9/9/9/9/9 b N
 prog = [o["progress"] for o in lines(data) if "progress" in o]
 check("check progress: elapsed and nodes, growing", len(prog) >= 3 and all("nodes" in p for p in prog) and
       prog[-1]["nodes"] > 0 and all(a["nodes"] <= b["nodes"] for a, b in zip(prog, prog[1:])), prog[:4])
+# a flaw is streamed as soon as it is proven, while the check goes on, as the report has it
+# (the 余詰 2a2c+ in a few hundred milliseconds; the other checks' "mate at all?" keep the budget)
+EARLY = "7R1/6k2/9/9/9/7R1/9/9/9 b S2b4g3s4n4l18p 1"
+st, _, data = request("POST", "/api/check", {"sfen": EARLY, "line": "2f2c+ 3b4b S*5c", "time_ms": 3000})
+ls = lines(data)
+fi = [i for i, o in enumerate(ls) if "flaw" in o]
+last = ls[-1]
+check("a flaw streamed while the check goes on", bool(fi) and ls[fi[0]]["flaw"]["kind"] == "yozume" and
+      any("progress" in o for o in ls[fi[0] + 1:-1]), ls[:4])
+check("streamed flaws are the report's, on its line",
+      sorted(json.dumps(ls[i]["flaw"], sort_keys=True) for i in fi) ==
+      sorted(json.dumps(f, sort_keys=True) for f in last["flaws"]) and all(ls[i]["line"] == last["line"] for i in fi),
+      (fi, last))
 st, _, data = request("POST", "/api/check", {"sfen": HEAVY, "time_ms": 300})
 last = lines(data)[-1]
 check("time_ms bounds a check (unknown or nomate within the budget)", last["verdict"] in ("unknown", "nomate"), last)

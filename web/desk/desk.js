@@ -28,6 +28,7 @@ const S = {
   checkState: 'idle',
   checkStarted: 0,
   progress: null,
+  found: [], // flaws the running check has proven so far: {flaw, line}
   diagramError: null,
   showRoles: false,
   roles: null, // {key, data} or {key, error}
@@ -554,6 +555,7 @@ function scheduleCheck() {
   S.checking = true;
   S.checkState = 'pending';
   S.progress = null;
+  S.found = [];
   renderCheck();
   checkTimer = setTimeout(runCheck, CHECK_DELAY_MS);
 }
@@ -590,6 +592,9 @@ async function runCheck() {
         if (seq !== checkSeq) return;
         if (o.progress) {
           S.progress = o.progress;
+          renderCheckStatus();
+        } else if (o.flaw) {
+          S.found.push({ flaw: o.flaw, line: o.line || [] });
           renderCheckStatus();
         }
       }),
@@ -636,6 +641,18 @@ async function busyRetry(signal, fn) {
   }
 }
 
+// The flaws proven so far by the running check, the fatal ones first: "余詰 1手目 ▲２三飛引成".
+function foundText() {
+  const fatal = S.found.filter((x) => !x.flaw.tolerated);
+  const shown = (fatal.length ? fatal : S.found).slice(0, 3).map(({ flaw: f, line }) => {
+    const pos = replayOf(S.sfen, line).positions[f.ply - 1];
+    return `${flawJa(f)} ${f.ply}手目 ${pos && f.alt ? P.moveName(pos, f.alt) : f.alt || ''}`;
+  });
+  if (!shown.length) return '';
+  const more = (fatal.length ? fatal : S.found).length - shown.length;
+  return ` · ${fatal.length ? '' : 'キズ '}${shown.join(', ')}${more > 0 ? ` +${more}` : ''}`;
+}
+
 function renderCheckStatus() {
   const el = $('check-status');
   el.dataset.state = S.checkState;
@@ -643,7 +660,7 @@ function renderCheckStatus() {
   const t = {
     idle: '',
     pending: '検討待ち waiting…',
-    checking: `検討中 checking… ${((p ? p.elapsed_ms : Date.now() - S.checkStarted) / 1000).toFixed(1)} s${p && p.nodes != null ? `, ${fmtNodes(p.nodes)} nodes` : ''}`,
+    checking: `検討中 checking… ${((p ? p.elapsed_ms : Date.now() - S.checkStarted) / 1000).toFixed(1)} s${p && p.nodes != null ? `, ${fmtNodes(p.nodes)} nodes` : ''}${foundText()}`,
     done: '',
     error: '検討失敗 check failed',
     illegal: '図面不正 illegal diagram',
