@@ -8,7 +8,8 @@
 // diagram, the address and the verdict; (c) a compose run is started, stopped,
 // shows its result, and Undo brings back the diagram; (d) a screenshot of the
 // desk is saved as <outdir>/desk.png; (e) a 余詰 found early in a long check
-// shows while the check goes on. Every wait is on a condition of the page;
+// shows while the check goes on, and the questions its budget left open are
+// listed at its end. Every wait is on a condition of the page;
 // every request must go to the server (the page works offline).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -196,6 +197,17 @@ try {
     },
     null,
     () => text('#check-status'),
+  );
+  // a budget of 2 s (a change of the budget checks again) leaves the other checks' questions open
+  await page.fill('#check-budget', '2');
+  await page.locator('#check-budget').dispatchEvent('change');
+  await checkDone();
+  check('(e) then the verdict: flawed', (await text('#verdict')) === 'flawed', await text('#verdict'));
+  const open = await page.$$eval('#open-questions > li', (l) => l.map((x) => x.textContent));
+  check(
+    '(e) the questions the budget left open listed: other checks at ply 1, "mate at all?"',
+    open.length > 0 && open.every((t) => /^1手目 .*未解決 open: 詰むか mate at all\?/.test(t)),
+    JSON.stringify(open),
   );
 } catch (e) {
   check('the run went to its end', false, e.message);

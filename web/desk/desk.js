@@ -673,12 +673,22 @@ let statusTimer = null;
 
 const fmtNodes = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(0)}k` : `${n || 0}`);
 
+// What an open question of a check asks (its "question" in the report).
+const OPEN_QUESTION = {
+  'within-line': '手数内に詰むか mate within the line?',
+  'any-length': '詰むか mate at all?',
+  defence: '何手で詰むか how long after this reply?',
+};
+const OPEN_SHOWN = 20;
+
 function renderCheck() {
   renderCheckStatus();
   const r = S.diagramError ? null : currentCheck();
   const box = $('verdict-box');
   const list = $('flaws');
   list.textContent = '';
+  const openList = $('open-questions');
+  openList.textContent = '';
   S.focusFlaw = -1;
   if (!r) {
     $('verdict').textContent = '';
@@ -733,6 +743,20 @@ function renderCheck() {
     });
     list.appendChild(li);
   });
+  // the questions the budget left open: any of them may hide a flaw
+  (r.open || []).slice(0, OPEN_SHOWN).forEach((o) => {
+    const li = document.createElement('li');
+    li.dataset.ply = String(o.ply);
+    const pos = rp.positions[o.ply - 1];
+    const alt = pos && o.alt ? P.moveName(pos, o.alt) : o.alt || '';
+    li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question} ${fmtNodes(o.nodes)} nodes`;
+    openList.appendChild(li);
+  });
+  if (r.open && r.open.length > OPEN_SHOWN) {
+    const li = document.createElement('li');
+    li.textContent = `… +${r.open.length - OPEN_SHOWN}`;
+    openList.appendChild(li);
+  }
 }
 
 function renderDiagramError() {
