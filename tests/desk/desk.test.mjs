@@ -200,7 +200,7 @@ try {
   );
   // a budget of 2 s (a change of the budget checks again) leaves the other checks' questions open
   await page.fill('#check-budget', '2');
-  await page.locator('#check-budget').dispatchEvent('change');
+  await page.locator('#check-budget').blur();
   await checkDone();
   check('(e) then the verdict: flawed', (await text('#verdict')) === 'flawed', await text('#verdict'));
   const open = await page.$$eval('#open-questions > li', (l) => l.map((x) => x.textContent));
@@ -209,6 +209,9 @@ try {
     open.length > 0 && open.every((t) => /^1手目 .*未解決 open: 詰むか mate at all\?/.test(t)),
     JSON.stringify(open),
   );
+  await page.click('#open-questions > li');
+  await page.waitForFunction(() => document.getElementById('ply-label').textContent.startsWith('1 /'), null, WAIT);
+  check('(e) a click on an open question shows its move on the board', !(await page.locator('#view-banner').isHidden()), await text('#ply-label'));
 } catch (e) {
   check('the run went to its end', false, e.message);
   await page.screenshot({ path: path.join(outdir, 'desk-failure.png') }).catch(() => {});

@@ -495,6 +495,17 @@ function stopAutoPlay() {
 
 // Shows the line of a flaw: the line up to the flaw's ply, then the alternative
 // and its mating line, played on the board one ply at a time.
+// An open question's move played after the line up to its ply, shown on the board.
+function openQuestion(o) {
+  const base = effLine().moves;
+  stopAutoPlay();
+  const start = Math.max(0, o.ply - 1);
+  const rp = replayOf(S.sfen, base.slice(0, start).concat([o.alt]));
+  S.view = { moves: rp.moves.slice(), cursor: rp.moves.length, label: `${o.ply}手目 未解決 open` };
+  S.mode = 'play';
+  renderAll();
+}
+
 function openFlaw(i) {
   const r = currentCheck();
   const f = r && r.flaws && r.flaws[i];
@@ -750,6 +761,8 @@ function renderCheck() {
     const pos = rp.positions[o.ply - 1];
     const alt = pos && o.alt ? P.moveName(pos, o.alt) : o.alt || '';
     li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question} ${fmtNodes(o.nodes)} nodes`;
+    li.title = '盤上で表示 show this move on the board';
+    li.addEventListener('click', () => openQuestion(o));
     openList.appendChild(li);
   });
   if (r.open && r.open.length > OPEN_SHOWN) {
