@@ -493,39 +493,13 @@ function stopAutoPlay() {
   S.playTimer = null;
 }
 
-// Shows the line of a flaw: the line up to the flaw's ply, then the alternative
-// and its mating line, played on the board one ply at a time.
-// An open question's move played after the line up to its ply, shown on the board.
-function openQuestion(o) {
-  const base = effLine().moves;
+// Shows a variation: the line up to `ply`, then `tail` (another move and what
+// follows), played on the board one ply at a time.
+function openVariation(ply, tail, label) {
   stopAutoPlay();
-  const start = Math.max(0, o.ply - 1);
-  const rp = replayOf(S.sfen, base.slice(0, start).concat([o.alt]));
-  S.view = { moves: rp.moves.slice(), cursor: rp.moves.length, label: `${o.ply}手目 未解決 open` };
-  S.mode = 'play';
-  renderAll();
-}
-
-function openFlaw(i) {
-  const r = currentCheck();
-  const f = r && r.flaws && r.flaws[i];
-  if (!f) return;
-  const base = effLine().moves;
-  stopAutoPlay();
-  if (!f.alt_line || !f.alt_line.length) {
-    S.view = null;
-    S.mode = 'play';
-    S.cursor = f.kind === 'komaamari' ? base.length : Math.max(0, f.ply - 1);
-    return renderAll();
-  }
-  const start = Math.max(0, f.ply - 1);
-  const moves = base.slice(0, start).concat(f.alt_line);
-  const rp = replayOf(S.sfen, moves);
-  S.view = {
-    moves: rp.moves.slice(),
-    cursor: start,
-    label: `${f.ply}手目 ${flawJa(f)} ${f.kind}`,
-  };
+  const start = Math.max(0, ply - 1);
+  const rp = replayOf(S.sfen, effLine().moves.slice(0, start).concat(tail));
+  S.view = { moves: rp.moves.slice(), cursor: start, label };
   S.mode = 'play';
   renderAll();
   S.playTimer = setInterval(() => {
@@ -533,6 +507,30 @@ function openFlaw(i) {
     S.view.cursor++;
     renderAll();
   }, 650);
+}
+
+// The name of the move `usi` at ply `ply` of `moves` ("▲２三飛引成"); the USI itself
+// where the line does not reach that ply.
+function moveNameAt(moves, ply, usi) {
+  if (!usi) return '';
+  const pos = replayOf(S.sfen, moves).positions[ply - 1];
+  return pos ? P.moveName(pos, usi) : usi;
+}
+
+// A flaw's line: its alternative and the alternative's mating line.
+function openFlaw(i) {
+  const r = currentCheck();
+  const f = r && r.flaws && r.flaws[i];
+  if (!f) return;
+  if (!f.alt_line || !f.alt_line.length) {
+    const base = effLine().moves;
+    stopAutoPlay();
+    S.view = null;
+    S.mode = 'play';
+    S.cursor = f.kind === 'komaamari' ? base.length : Math.max(0, f.ply - 1);
+    return renderAll();
+  }
+  openVariation(f.ply, f.alt_line, `${f.ply}手目 ${flawJa(f)} ${f.kind}`);
 }
 
 function closeView(adopt) {
@@ -654,13 +652,11 @@ async function busyRetry(signal, fn) {
 
 // The flaws proven so far by the running check, the fatal ones first: "余詰 1手目 ▲２三飛引成".
 function foundText() {
+  if (!S.found.length) return '';
   const fatal = S.found.filter((x) => !x.flaw.tolerated);
-  const shown = (fatal.length ? fatal : S.found).slice(0, 3).map(({ flaw: f, line }) => {
-    const pos = replayOf(S.sfen, line).positions[f.ply - 1];
-    return `${flawJa(f)} ${f.ply}手目 ${pos && f.alt ? P.moveName(pos, f.alt) : f.alt || ''}`;
-  });
-  if (!shown.length) return '';
-  const more = (fatal.length ? fatal : S.found).length - shown.length;
+  const list = fatal.length ? fatal : S.found;
+  const shown = list.slice(0, 3).map(({ flaw: f, line }) => `${flawJa(f)} ${f.ply}手目 ${moveNameAt(line, f.ply, f.alt)}`);
+  const more = list.length - shown.length;
   return ` · ${fatal.length ? '' : 'キズ '}${shown.join(', ')}${more > 0 ? ` +${more}` : ''}`;
 }
 
@@ -719,7 +715,6 @@ function renderCheck() {
   if (r.message) bits.push(r.message);
   $('check-summary').textContent = bits.join(' · ');
   const base = effLine().moves;
-  const rp = replayOf(S.sfen, base);
   (r.flaws || []).forEach((f, i) => {
     const li = document.createElement('li');
     li.dataset.kind = f.kind;
@@ -727,8 +722,7 @@ function renderCheck() {
     li.dataset.index = String(i);
     li.dataset.tolerated = f.tolerated ? '1' : '0';
     if (f.tolerated) li.classList.add('tolerated');
-    const pos = rp.positions[f.ply - 1];
-    const alt = f.alt ? (pos ? P.moveName(pos, f.alt) : f.alt) : '';
+    const alt = moveNameAt(base, f.ply, f.alt);
     const kind = document.createElement('span');
     kind.className = 'kind';
     kind.textContent = `${flawJa(f)} ${f.kind}`;
@@ -758,11 +752,10 @@ function renderCheck() {
   (r.open || []).slice(0, OPEN_SHOWN).forEach((o) => {
     const li = document.createElement('li');
     li.dataset.ply = String(o.ply);
-    const pos = rp.positions[o.ply - 1];
-    const alt = pos && o.alt ? P.moveName(pos, o.alt) : o.alt || '';
+    const alt = moveNameAt(base, o.ply, o.alt);
     li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question} ${fmtNodes(o.nodes)} nodes`;
     li.title = '盤上で表示 show this move on the board';
-    li.addEventListener('click', () => openQuestion(o));
+    li.addEventListener('click', () => openVariation(o.ply, [o.alt], `${o.ply}手目 未解決 open`));
     openList.appendChild(li);
   });
   if (r.open && r.open.length > OPEN_SHOWN) {
