@@ -181,7 +181,7 @@ static bool mated_at_all(const Position *after, void *vctx) {
  * position (at any length within the enumeration's reach).
  */
 static bool interpose_futile(Cls *c, const Position *pos, Move m) {
-  return solver_futile_any(pos, m, mated_at_all, c);
+  return solver_futile_any(pos, m, c->s, mated_at_all, c);
 }
 
 static bool line_leftover(Cls *c, const Position *pos, int v);

@@ -63,6 +63,7 @@ void check_options_default(CheckOptions *o) {
   o->call_nodes = 2000000;
   o->max_alts = 1000;
   o->futile_rule = true;
+  o->futile_compare = true;
 }
 
 Checker *check_create(const CheckOptions *o) {
@@ -76,6 +77,7 @@ Checker *check_create(const CheckOptions *o) {
   solver_options_default(&so);
   so.hash_mb = c->opt.hash_mb ? c->opt.hash_mb : 64;
   so.futile_rule = c->opt.futile_rule;
+  so.futile_compare = c->opt.futile_compare;
   so.stop = c->opt.stop;
   c->s = solver_create(&so);
   c->scratch_cap = 8192;
@@ -224,6 +226,7 @@ static bool budget(Checker *c) {
   if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
   so.futile_rule = o->futile_rule;
+  so.futile_compare = o->futile_compare;
   so.progress = NULL;
   so.trace = NULL;
   solver_set_options(c->s, &so); /* same table size: cannot fail */

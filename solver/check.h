@@ -148,6 +148,7 @@ typedef struct {
                          * the check, the passes stop at call_nodes) */
   int max_alts;         /* flaws kept per problem (default 1000) */
   bool futile_rule;     /* 無駄合 rule (default true) */
+  bool futile_compare;  /* its second part, the same mate (default true; solver.h) */
   bool strict;          /* HIGENTEI, TEJUN_ZENGO and UKAI are flaws too (default false) */
   bool strict_last_move; /* LAST_MOVE_ALT is a flaw too (default false) */
   bool first_flaw;      /* stop at the first flaw that is not tolerated (faster; default false) */

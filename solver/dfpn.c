@@ -103,13 +103,13 @@ uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Mov
 
 uint64_t search_key(const Solver *s, int futsq) {
   uint64_t k = s->bh ^ s->salt;
-  if (futsq >= 0) k ^= s->zob_fut[futsq];
+  if (futsq >= 0) k ^= s->zob_fut[futsq & FUT_SQ];
   return k ? k : 1;
 }
 
 static inline uint64_t key_of(const Solver *s, uint64_t bh, int futsq) {
   uint64_t k = bh ^ s->salt;
-  if (futsq >= 0) k ^= s->zob_fut[futsq];
+  if (futsq >= 0) k ^= s->zob_fut[futsq & FUT_SQ];
   return k ? k : 1;
 }
 
@@ -186,7 +186,8 @@ void search_begin(Solver *s, Color attacker, bool futile) {
     if (piece_type(pos->board[q]) != KING) total[pt_demote(piece_type(pos->board[q]))]++;
   }
   /* lengths under the 無駄合 rule and strict ones must not meet in the table */
-  uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker + (s->opt.futile_rule ? 0x100u : 0u));
+  uint64_t salt = mix64(0xabcdefu + (uint64_t)s->attacker + (s->opt.futile_rule ? 0x100u : 0u) +
+                       (s->opt.futile_rule && s->opt.futile_compare ? 0x200u : 0u));
   for (int t = PAWN; t <= GOLD; t++) {
     total[t] += hand_count(pos->hand[BLACK], (PieceType)t) + hand_count(pos->hand[WHITE], (PieceType)t);
     salt = mix64(salt ^ ((uint64_t)total[t] << (t * 5)));
@@ -317,8 +318,24 @@ static inline uint32_t widen(uint32_t second) {
   return x >= PN_INF - 1 ? PN_INF - 1 : (uint32_t)x;
 }
 
-/* A virtual child asks whether the capture-and-hand-back position is mated at
- * all: the 無駄合 rule does not depend on the remaining length. */
+/* A virtual child asks whether the capture-and-hand-back position is mated. With
+ * the rule's second part and a budget, within the budget of the interposing
+ * node (one more than this OR node's) and two plies for each square still
+ * between the capturing piece and the king: were the interposition futile, each
+ * reply after the capture would last no longer than without it, where a real
+ * reply fits the budget and an interposition on a square between (futile there
+ * too, or the same) at most two plies more. Else, and without the second part,
+ * mated at all (the first part does not depend on the length). */
+static inline int virtual_slack(const Position *pos, Move m) {
+  return 1 + 2 * bb_popcount(BETWEEN[pos->king[color_flip(pos->side)]][move_to(m)]);
+}
+
+static inline int child_len_virtual(const Solver *s, const Position *pos, int len, Move m) {
+  if (len >= TT_LEN_INF || !s->opt.futile_rule || !s->opt.futile_compare) return TT_LEN_INF;
+  int v = len + virtual_slack(pos, m);
+  return v < TT_LEN_INF ? v : TT_LEN_INF;
+}
+
 static inline int child_len(int len, bool virt) {
   if (len >= TT_LEN_INF || virt) return TT_LEN_INF;
   return len - 1;
@@ -350,9 +367,37 @@ static inline uint32_t escape_estimate(const Position *pos, const PosNear *nr, S
   return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_near_after(nr, pos, m, b, occ & ~BB_SQ[k]));
 }
 
+/* A virtual child proven (its capture-and-hand-back position mated) stands only
+ * when the rule's second part holds too (samemate.c): else it is no way to mate,
+ * for any budget (or for this budget). A stopped question leaves it open. An
+ * unbounded node asks "mated at all?", which the second part does not change (the
+ * capture itself mates wherever the hand-back position is mated): there it is not
+ * asked, and the node's proof gets no length (CHILD_UNASKED). */
+static void virtual_settle(Solver *s, Child *c, int len, int futsq) {
+  c->flags &= (uint8_t)~CHILD_UNASKED;
+  if (c->pn != 0 || !(c->flags & CHILD_VIRTUAL)) return;
+  if (len >= TT_LEN_INF && s->opt.futile_rule && s->opt.futile_compare) {
+    c->flags |= CHILD_UNASKED;
+    return;
+  }
+  Move d = (futsq & FUT_MOVED) ? MOVE_NONE : move_make_drop(PAWN, move_to(c->move), color_flip(s->attacker));
+  int v = search_same_mate(s, &s->pos, s->bh, c->move, d, len);
+  if (v == 1) return;
+  if (v == 0 || v == 2) {
+    c->pn = PN_INF;
+    c->dn = 0;
+    c->len = v == 0 ? TT_LEN_INF : (int16_t)child_len_virtual(s, &s->pos, len, c->move); /* 2: this budget */
+    c->hand = s->pos.hand[s->attacker];
+    c->flags &= (uint8_t)~CHILD_REP;
+  } else {
+    c->pn = 1;
+    c->dn = 1;
+  }
+}
+
 /* Looks up the children [0, n) of the node on s->pos: first every child key
  * (prefetching its cluster), then the table, so memory latency overlaps. */
-static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk) {
+static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk, int futsq) {
   Position *pos = &s->pos;
   LookupScratch *ls = s->lookup;
   /* most children keep the attacker's hand: its part of the full key is shared */
@@ -380,7 +425,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     bool rep = path_has(s, depth + 1, ls[i].full);
     TTProbe p;
     if (!rep) {
-      tt_probe(&s->tt, ls[i].key, ls[i].hand, child_len(len, virt), &p);
+      tt_probe(&s->tt, ls[i].key, ls[i].hand, virt ? child_len_virtual(s, pos, len, c->move) : child_len(len, false), &p);
       s->tt_probes++;
       rep = (p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt));
     }
@@ -396,6 +441,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
+      if (virt) virtual_settle(s, c, len, futsq);
       if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
         /* df-pn+: a new AND node starts from an estimate */
         if (!est && ek == SQ_NONE) {
@@ -546,7 +592,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         pos_undo_move(pos, m, &u);
         if (!keep) {
-          if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m) && search_capture_free(pos, m))
+          if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
             ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
           continue;
         }
@@ -556,7 +602,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
       if (real_ok) ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
-      if (futsq >= 0 && move_to(m) == futsq && !move_is_drop(m) && search_capture_free(pos, m))
+      if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
         ch[n++] = (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok};
     }
     if (!real_ok || last) len_cut = true;
@@ -614,7 +660,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     goto store;
   }
 
-  children_lookup(s, s->arena + base, n, len, depth, pk);
+  children_lookup(s, s->arena + base, n, len, depth, pk, futsq);
 
   /* The best move of the table entry goes first among equals. */
   if (self.best) {
@@ -693,19 +739,20 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     }
     Move m = c->move;
     bool virt = c->flags & CHILD_VIRTUAL;
-    int cfut = (c->flags & CHILD_FUTCAND) ? move_to(m) : -1;
+    int cfut = (c->flags & CHILD_FUTCAND) ? (int)move_to(m) | (move_is_drop(m) ? 0 : FUT_MOVED) : -1;
     uint64_t bh0 = s->bh;
     uint64_t cbh = move_hash(s, pos, bh0, m);
     uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;
+    int clen = virt ? child_len_virtual(s, pos, len, m) : child_len(len, false);
     if (virt)
       search_virtual_do(pos, m, &u, &ret);
     else
       pos_do_move_unkeyed(pos, m, &u);
     s->bh = cbh;
     path_push(s, depth + 1, cfull);
-    SearchResult r = mid(s, cthpn, cthdn, child_len(len, virt), depth + 1, path_next(pk, m, virt), cfut);
+    SearchResult r = mid(s, cthpn, cthdn, clen, depth + 1, path_next(pk, m, virt), cfut);
     path_pop(s, depth + 1);
     s->bh = bh0;
     if (virt)
@@ -721,10 +768,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       c->flags |= CHILD_REP;
     else
       c->flags &= (uint8_t)~CHILD_REP;
+    if (virt) virtual_settle(s, c, len, futsq);
     if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
       /* the next kind on this square becomes open: its proof may already be known */
       Child *nx = &s->arena[base + (size_t)best + 1];
-      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m)) children_lookup(s, nx, 1, len, depth, pk);
+      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m)) children_lookup(s, nx, 1, len, depth, pk, futsq);
     }
   }
 
@@ -737,7 +785,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         for (int i = 0; i < n; i++) {
           if (ch[i].pn != 0) continue;
           /* a futile interposition is no defence: it adds nothing to the length of its AND node */
-          int l = (ch[i].flags & CHILD_VIRTUAL) ? -1 : ch[i].len + 1;
+          int l = (ch[i].flags & CHILD_UNASKED) ? TT_LEN_INF
+                  : (ch[i].flags & CHILD_VIRTUAL) ? -1
+                  : ch[i].len >= TT_LEN_INF       ? TT_LEN_INF
+                                                  : ch[i].len + 1;
           if (bi < 0 || l < bl) bi = i, bl = l;
         }
         Move m = ch[bi].move;
@@ -757,7 +808,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         int ml_ = 0;
         Hand ph = 0;
         for (int i = 0; i < n; i++) {
-          if (ch[i].len + 1 > ml_) ml_ = ch[i].len + 1;
+          int l = ch[i].len >= TT_LEN_INF ? TT_LEN_INF : ch[i].len + 1;
+          if (l > ml_) ml_ = l;
           ph = hand_max2(ph, ch[i].hand);
         }
         if (ml_ < 0) ml_ = 0;
@@ -775,7 +827,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
           int l;
           Hand h = c->hand;
           if (c->flags & CHILD_VIRTUAL) {
-            l = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len - 1;
+            /* disproven within its budget: no mate by it within the budget that asked so */
+            l = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len - virtual_slack(pos, c->move);
           } else {
             l = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len + 1;
             Move m = c->move;

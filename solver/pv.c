@@ -64,7 +64,8 @@ static bool mated_within_R(const Position *after, void *vctx) {
 
 bool pv_futile_within(Solver *s, const Position *pos, Color att, Move m, int L, int *err) {
   FutileCtx c = {s, att, L, 0};
-  bool f = solver_futile_any(pos, m, mated_within_R, &c);
+  bool f = solver_futile_any(pos, m, s, mated_within_R, &c);
+  if (s->stopped) c.err = 1;
   if (c.err) *err = 1;
   return f && !c.err;
 }
@@ -74,10 +75,12 @@ bool pv_futile_exact(Solver *s, const Position *pos, Color att, Move m, int R, i
    * is most often mated at once or soon, so a bounded question comes first and
    * the unbounded one only when it fails. */
   FutileCtx c = {s, att, R >= 0 && R + 1 < TT_LEN_INF ? R + 1 : TT_LEN_INF, 0};
-  bool f = solver_futile_any(pos, m, mated_within_R, &c);
+  bool f = solver_futile_any(pos, m, s, mated_within_R, &c);
+  if (s->stopped) c.err = 1;
   if (!f && !c.err && c.R < TT_LEN_INF) {
     c.R = TT_LEN_INF;
-    f = solver_futile_any(pos, m, mated_within_R, &c);
+    f = solver_futile_any(pos, m, s, mated_within_R, &c);
+    if (s->stopped) c.err = 1;
   }
   if (c.err) *err = 1;
   return f && !c.err;
@@ -892,7 +895,7 @@ static bool mated_modulo_futile(const Position *pos, Color att, bool futile, int
     Move d = ev.moves[i];
     if (!bb_test(between, move_to(d))) return false;
     if (futile_memo_get(&fm, d) > 0) continue;
-    if (!solver_futile_any(pos, d, mated_after_capture, &ctx)) return false;
+    if (!solver_futile_any(pos, d, NULL, mated_after_capture, &ctx)) return false;
     futile_memo_put(&fm, d, true);
   }
   return true;

@@ -35,11 +35,15 @@ typedef struct {
   uint32_t order; /* static ordering key, smaller first on ties */
 } Child;
 
+/* mid()'s futsq: the square, and FUT_MOVED when a board piece moved there (移動合) */
+enum { FUT_SQ = 127, FUT_MOVED = 128 };
+
 enum {
   CHILD_VIRTUAL = 1, /* free capture of a candidate futile interposition, piece handed back: mated at all? */
   CHILD_FUTCAND = 2, /* an interposition (drop or 移動合) that may be futile: its OR node gets virtual children */
   CHILD_REP = 4,     /* disproven by a repetition / depth limit on the current path */
-  CHILD_EST = 8      /* until the table lookup: pn holds the escape estimate of the AND node */
+  CHILD_EST = 8,     /* until the table lookup: pn holds the escape estimate of the AND node */
+  CHILD_UNASKED = 16 /* a proven virtual child of an unbounded node, 無駄合's second part not asked */
 };
 
 typedef struct {
@@ -47,6 +51,11 @@ typedef struct {
   Hand hand;
   uint32_t est;
 } LookupScratch;
+
+typedef struct {
+  uint64_t key; /* 0: empty */
+  int8_t value;
+} SameMemo;
 
 /* Path-keyed table of repetition disproofs (lossy; a generation number clears it). */
 typedef struct {
@@ -111,6 +120,12 @@ struct Solver {
    * when a progress callback is set: a checked line read from the table */
   Move *known;
   int known_cap, known_n;
+
+  /* 無駄合's second part (futile_compare, samemate.c): a solver with the first part
+   * alone measures the lengths compared; answers kept by position and capture */
+  Solver *same;
+  SameMemo *same_memo;
+  const char *same_why; /* why the last question stopped */
 };
 
 uint64_t solver_now_ms(void);
@@ -149,6 +164,17 @@ bool search_capture_free(const Position *pos, Move capture);
 /* Plays the capture of a futile-drop candidate and hands the piece back; undo with search_virtual_undo. */
 void search_virtual_do(Position *pos, Move capture, Undo *u, PieceType *returned);
 void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType returned);
+
+/* samemate.c */
+/* The second part of the 無駄合 rule for the free check `capture` of the piece just
+ * interposed (a: the position after the interposition, attacker to move; bh: its
+ * board hash, search_board_hash; interposition: the drop, else MOVE_NONE for a
+ * board piece moved there; bound: the plies left after it, TT_LEN_INF for none):
+ * 1 the mate goes on as without it, 0 not, 2 not for this bound and smaller ones
+ * (samemate.c says when that is the search's answer too), -1 a limit stopped the
+ * question (s->stopped is set). 1 when the part is off. */
+int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, Move interposition, int bound);
+void search_same_release(Solver *s);
 
 /* pds.c */
 SearchResult search_pds(Solver *s, int len);

@@ -12,6 +12,7 @@ void solver_options_default(SolverOptions *o) {
   o->algo = SOLVER_ALGO_DFPN;
   o->use_mate1 = true;
   o->futile_rule = true;
+  o->futile_compare = true;
   o->prove_exact = true;
   /* the multi-path paper: two pseudo-threads with table probes weighted 0.05 gave its best
    * speed-up (fig. 5), base 1000 nodes (fig. 4), leader priority 1.25-1.5 (fig. 7) */
@@ -32,6 +33,7 @@ static void solver_release(Solver *s) {
   free(s->arena);
   free(s->pv);
   free(s->known);
+  search_same_release(s);
 }
 
 Solver *solver_create(const SolverOptions *o) {

@@ -45,16 +45,24 @@
  * with check such that
  *   - the capture is free: after it no defender piece, the king included, can
  *     take the capturing piece, and
- *   - the position after the capture, with the captured piece put into the
- *     defender's hand, is mated at any length (under this same rule).
+ *   - the position Y after the capture, with the captured piece put into the
+ *     defender's hand, is mated, and
+ *   - (futile_compare) the mate goes on as without the interposition: with Z
+ *     the position after the interposition with the piece lifted into the
+ *     defender's hand (for a drop, the position before it), every legal reply r
+ *     of Y is legal in Z and Y·r is mated in no more plies than Z·r, the plies
+ *     counted under the first two conditions alone (samemate.c).
  * Futile interpositions are not defences: they are left out of the length and
  * of the main line (a position whose only replies are futile interpositions
  * counts as mate). The rule does not depend on the remaining length, so "mate
  * within L" grows with L. In df-pn a candidate interposition's OR node gets,
  * beside its real checks, the free captures on s as virtual children (piece
- * handed back, unbounded); a proof through one of them makes the
- * interposition add nothing to its AND node's length. docs/design.md gives the sources
- * and the cases decided.
+ * handed back); a proof through one of them, the third condition asked then,
+ * makes the interposition add nothing to its AND node's length. A bounded
+ * search asks the virtual child for a mate within its own budget and two
+ * plies per square still between, which is where a futile interposition's
+ * replies end (dfpn.c); an unbounded one asks "mated at all?", which the third
+ * condition does not change. docs/design.md gives the sources and the cases decided.
  * With futile_rule = false every interposition is a defence (the strict count
  * used by e.g. the tanuki generator and the YaneuraOu mate engine).
  */
@@ -78,6 +86,8 @@ typedef struct {
   SolverAlgo algo;     /* search for the first proof (default df-pn) */
   bool use_mate1;      /* 1-ply mate test at OR nodes (default true) */
   bool futile_rule;    /* 無駄合 rule for lengths and main lines (default true) */
+  bool futile_compare; /* its second part: the mate after the capture goes on as without the
+                        * interposition, reply by reply (default true; false: the first part alone) */
   bool prove_exact;    /* prove the length exact and build the main line (default true) */
   volatile int *stop;  /* when non-NULL and *stop != 0 the search stops soon (e.g. USI "stop") */
   /* multi-path (the multi-path paper) parameters; solver_options_default sets the seed's best values */

@@ -43,13 +43,18 @@ int solver_line_from(Solver *s, const Position *pos, Color attacker, int plies, 
 Bitboard solver_interpose_squares(const Position *pos);
 
 /*
- * The positions that decide whether the interposition `m` (defender to move
- * in pos; a drop, or a board piece moved in between) is futile: after each free
- * check that captures the interposed piece, with the piece handed back to the
- * defender's hand (defender to move). Calls test on each until it returns true;
- * returns whether one did.
+ * Is the interposition `m` (defender to move in pos; a drop, or a board piece
+ * moved in between) futile (solver.h)? For each free check that captures the
+ * interposed piece, the position after it with the piece handed back to the
+ * defender's hand (defender to move) goes to test (the rule's first part: is it
+ * mated?); when test says yes, the second part is asked of `same` (its options
+ * say whether it is on; a limit stopping it sets same's stop state and the
+ * answer is no). same NULL: of the second part only what needs no search (every
+ * reply after the capture is legal without the interposition). Returns whether
+ * some capture passed.
  */
-bool solver_futile_any(const Position *pos, Move m, bool (*test)(const Position *after, void *ctx), void *ctx);
+bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
+                       void *ctx);
 
 /* The answers of one defender node's futility questions: a drop's holds for its
  * square (the capture-and-hand-back position does not depend on the kind

@@ -39,12 +39,36 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
 
 Bitboard solver_interpose_squares(const Position *pos) { return search_distant_check(pos); }
 
-bool solver_futile_any(const Position *pos, Move m, bool (*test)(const Position *after, void *ctx), void *ctx) {
+/* Every legal reply of y (the capture with the piece handed back) is legal in z
+ * (a, the position after the interposition, with the interposed piece lifted into
+ * the defender's hand). */
+static bool replies_kept(const Position *a, const Position *y, Square sq) {
+  Position z = *a;
+  Color def = color_flip(a->side);
+  Piece on = z.board[sq];
+  pos_remove(&z, sq);
+  z.hand[def] = hand_add(z.hand[def], pt_demote(piece_type(on)));
+  z.side = def;
+  pos_finish_setup(&z);
+  MoveList ly, lz;
+  movegen_legal(y, &ly);
+  movegen_legal(&z, &lz);
+  for (int i = 0; i < ly.size; i++) {
+    int j = 0;
+    while (j < lz.size && move_compact(lz.moves[j]) != move_compact(ly.moves[i])) j++;
+    if (j == lz.size) return false;
+  }
+  return true;
+}
+
+bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
+                       void *ctx) {
   Position p = *pos;
   Undo u;
   pos_do_move(&p, m, &u);
   MoveList caps;
   movegen_checks(&p, &caps);
+  bool second = same ? same->opt.futile_rule && same->opt.futile_compare : true;
   for (int i = 0; i < caps.size; i++) {
     Move c = caps.moves[i];
     if (move_is_drop(c) || move_to(c) != move_to(m) || !search_capture_free(&p, c)) continue;
@@ -52,7 +76,11 @@ bool solver_futile_any(const Position *pos, Move m, bool (*test)(const Position 
     Undo u2;
     PieceType ret;
     search_virtual_do(&q, c, &u2, &ret);
-    if (test(&q, ctx)) return true;
+    if (second && !replies_kept(&p, &q, move_to(m))) continue;
+    if (!test(&q, ctx)) continue;
+    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m) ? m : MOVE_NONE, TT_LEN_INF) == 1)
+      return true;
+    if (same->stopped) return false;
   }
   return false;
 }

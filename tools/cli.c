@@ -277,6 +277,20 @@ int cli_option_algo(const char *cmd, const char *value, SolverOptions *o) {
   return 0;
 }
 
+int cli_option_futile(const char *cmd, const char *value, SolverOptions *o) {
+  if (value && !strcmp(value, "same")) {
+    o->futile_rule = o->futile_compare = true;
+  } else if (value && !strcmp(value, "mated")) {
+    o->futile_rule = true;
+    o->futile_compare = false;
+  } else if (value && !strcmp(value, "none")) {
+    o->futile_rule = false;
+  } else {
+    return cli_usage_error(cmd, "--futile-rule needs same, mated or none");
+  }
+  return 0;
+}
+
 int cli_option_limit(const char *cmd, const char *value, uint64_t *limit) {
   if (!cli_parse_u64(value, limit) || *limit < 1)
     return cli_usage_error(cmd, "--limit needs a number of at least 1 (leave it out for no limit)");

@@ -101,6 +101,9 @@ int cli_option_mp(const char *cmd, const char *value, SolverOptions *o);
 /* The value of --algo (dfpn, pds, multipath) into o->algo; 0, or 2 after a usage
  * error printed for cmd. */
 int cli_option_algo(const char *cmd, const char *value, SolverOptions *o);
+/* --futile-rule=same|mated|none (無駄合, solver.h): both parts (the default), the
+ * first part alone, none (every interposition a defence, as --no-futile-rule). */
+int cli_option_futile(const char *cmd, const char *value, SolverOptions *o);
 
 /* The value of --limit K into *limit: 0, or 2 after a usage error printed for
  * cmd. K is at least 1 (0 is refused rather than read as "no limit"). */

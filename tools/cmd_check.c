@@ -76,7 +76,8 @@ static const char CHECK_HELP[] =
     "                       the first problem: --time-ms is search time, not set-up\n"
     "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
     "  --strict-last-move   last-move-alt is a flaw too\n"
-    "  --no-futile-rule     count every interposition (no 無駄合 rule)\n"
+    "  --futile-rule R      無駄合 (see `tsume solve --help`): same (default), mated, none\n"
+    "  --no-futile-rule     count every interposition (--futile-rule=none)\n"
     "  --first-flaw         stop at the first flaw that is not tolerated (faster)\n"
     "  --trace              on stderr, every question that costs 100,000 nodes or more\n"
     "                       (pass, ply, move, answered or not, nodes, time)\n"
@@ -874,6 +875,7 @@ int cmd_check(int argc, char **argv) {
       {"strict", no_argument, NULL, 's'},
       {"strict-last-move", no_argument, NULL, 'S'},
       {"no-futile-rule", no_argument, NULL, 'F'},
+      {"futile-rule", required_argument, NULL, 'U'},
       {"first-flaw", no_argument, NULL, 'f'},
       {"trace", no_argument, NULL, 'R'},
       {NULL, 0, NULL, 0}};
@@ -899,6 +901,14 @@ int cmd_check(int argc, char **argv) {
     case 's': opt.strict = true; break;
     case 'S': opt.strict_last_move = true; break;
     case 'F': opt.futile_rule = false; break;
+    case 'U': {
+      SolverOptions so;
+      solver_options_default(&so);
+      if (cli_option_futile("check", optarg, &so)) return 2;
+      opt.futile_rule = so.futile_rule;
+      opt.futile_compare = so.futile_compare;
+      break;
+    }
     case 'f': opt.first_flaw = true; break;
     case 'R': opt.trace = stderr; break;
     default: return cli_getopt_error("check", c, argv);

@@ -121,6 +121,9 @@ static const char ENUM_HELP[] =
 
 #define RULE_STRICT_LAST 1u
 #define RULE_STRICT_ALT 2u
+/* materials with a rook, bishop or lance: values under the 無駄合 rule with its second
+ * part, the same mate (a database made under the first part alone is another one) */
+#define RULE_FUTILE_SAME 4u
 /* --store, bits 16-17 of the rule options (0: all), so a resumed run keeps it */
 #define RULE_STORE_SHIFT 16
 
@@ -387,8 +390,10 @@ static int parse_options(int argc, char **argv, EnumOpts *o) {
   uint64_t solver_fit = (o->mem_mb / 8) / (o->threads ? o->threads : 1);
   if (!o->solver_given && o->solver_mb > solver_fit) o->solver_mb = solver_fit ? solver_fit : 1;
   snprintf(o->meta.material, sizeof o->meta.material, "%s", o->spec);
+  bool ranging = o->mat.count[ROOK] + o->mat.count[BISHOP] + o->mat.count[LANCE] > 0;
   o->meta.rule_options = (o->strict ? RULE_STRICT_LAST : 0) | (o->strict_alt ? RULE_STRICT_ALT : 0) |
-                         ((uint32_t)o->max_moves << 8) | ((uint32_t)o->store << RULE_STORE_SHIFT);
+                         (ranging ? RULE_FUTILE_SAME : 0) | ((uint32_t)o->max_moves << 8) |
+                         ((uint32_t)o->store << RULE_STORE_SHIFT);
   return -1;
 }
 

@@ -19,7 +19,9 @@ static const char SOLVE_HELP[] =
     "  --mp K=V,...       multi-path parameters: threads (2), base (1000),\n"
     "                     leader (1.5), tt (0.05), budget pn|pndn|const (pndn)\n"
     "  --within L         only ask: is there a mate in at most L plies?\n"
-    "  --no-futile-rule   count every interposition (no 無駄合 rule)\n"
+    "  --futile-rule R    無駄合: same (default: a free capture, then the same mate),\n"
+    "                     mated (a free capture, then mated at all), none\n"
+    "  --no-futile-rule   count every interposition (--futile-rule=none)\n"
     "  --no-mate1         no 1-ply mate test at OR nodes\n"
     "  --no-exact         stop after the first proof (length is an upper bound)\n"
     "  --trace            progress of the exact-length proof of a long problem on stderr\n"
@@ -36,10 +38,12 @@ static const char SOLVE_HELP[] =
     "Main line: shortest attack, longest defence, 駒余り tie-break, 無駄合 not counted.\n"
     "無駄合: an interposition between a single ranging checker and the king, by a drop\n"
     "or by a board piece moving there (移動合), is futile when some check captures it\n"
-    "for free (no defender piece, the king included, can take the capturing piece)\n"
-    "and the position after that capture, the piece handed back to the defender's\n"
-    "hand, is mated at any length. It does not depend on the length searched\n"
-    "(docs/design.md: sources, cases).\n"
+    "for free (no defender piece, the king included, can take the capturing piece),\n"
+    "the position after that capture, the piece handed back to the defender's hand,\n"
+    "is mated, and the mate goes on as without the interposition: every reply there\n"
+    "is a legal reply without it and is mated in no more plies (lengths measured\n"
+    "under the first two conditions alone). It does not depend on the length\n"
+    "searched (docs/design.md: sources, cases).\n"
     "Exit status: 0 mate or nomate found, 1 unknown (a limit stopped the search),\n"
     "2 bad usage or input.\n";
 
@@ -108,7 +112,7 @@ int cmd_solve(int argc, char **argv) {
       {"time-ms", required_argument, NULL, 'T'},  {"nodes", required_argument, NULL, 'N'},
       {"hash", required_argument, NULL, 'H'},     {"within", required_argument, NULL, 'W'},
       {"mp", required_argument, NULL, 'P'},       {"algo", required_argument, NULL, 'A'},
-      {NULL, 0, NULL, 0}};
+      {"futile-rule", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":h", LONG, NULL)) != -1;) {
@@ -132,6 +136,9 @@ int cmd_solve(int argc, char **argv) {
       break;
     case 'A':
       if (cli_option_algo("solve", optarg, &o)) return 2;
+      break;
+    case 'R':
+      if (cli_option_futile("solve", optarg, &o)) return 2;
       break;
     default: return cli_getopt_error("solve", c, argv);
     }

@@ -8,20 +8,22 @@
 #include "movegen.h"
 #include "retro_enum.h"
 #include "solver.h"
+#include "solver_value.h"
 
 /* ---------- forward classification (values from the solver) ---------- */
 
 typedef struct {
   Solver *s;
+  Solver *first; /* the 無駄合 rule's first part alone: the lengths its second part compares */
 } Fwd;
 
-/* Attacker to move: exact mate length, or -1 when the solver proves no mate. */
-static int fwd_value_attacker(Fwd *f, const Position *pos) {
+/* Attacker to move: exact mate length under s's rule, or -1 when the solver proves no mate. */
+static int fwd_value_by(Solver *s, const Position *pos) {
   MoveList l;
   movegen_checks(pos, &l);
   if (l.size == 0) return -1;
   SolveResult r;
-  if (solver_solve(f->s, pos, &r) != TS_OK) abort();
+  if (solver_solve(s, pos, &r) != TS_OK) abort();
   if (r.status == SOLVE_NOMATE) return -1;
   if (r.status != SOLVE_MATE || !r.exact) {
     fprintf(stderr, "census: solver gave no exact answer\n");
@@ -29,6 +31,8 @@ static int fwd_value_attacker(Fwd *f, const Position *pos) {
   }
   return r.length;
 }
+
+static int fwd_value_attacker(Fwd *f, const Position *pos) { return fwd_value_by(f->s, pos); }
 
 static int fwd_value_defender(Fwd *f, const Position *pos);
 
@@ -51,17 +55,64 @@ static bool fwd_retaken(const Position *h, Square sq) {
   return false;
 }
 
+/* Attacker to move: exact mate length under the 無駄合 rule's first part alone
+ * (a free capture, then a mated position), -1 when none. */
+static int fwd_value_first(Fwd *f, const Position *pos) { return fwd_value_by(f->first, pos); }
+
+/* The rule's second part: y is the position after the capture with the piece
+ * handed back, z the position after the interposition with the interposed piece
+ * lifted into the defender's hand (defender to move). Every legal reply r of y
+ * is mated after it, in no more plies than after r in z (when z has no mate
+ * there, any number), or, when r is no legal reply of z, than z's longest reply. */
+static bool fwd_same_mate(Fwd *f, const Position *y, const Position *z) {
+  MoveList ly, lz;
+  movegen_legal(y, &ly);
+  movegen_legal(z, &lz);
+  int vz_all = 0; /* z's own value under the first part, when needed */
+  bool have_vz = false;
+  for (int i = 0; i < ly.size; i++) {
+    Position yr = *y;
+    Undo u;
+    pos_do_move(&yr, ly.moves[i], &u);
+    int vy = fwd_value_first(f, &yr);
+    if (vy < 0) return false;
+    int j = 0;
+    while (j < lz.size && move_compact(lz.moves[j]) != move_compact(ly.moves[i])) j++;
+    if (j == lz.size) {
+      if (!have_vz) {
+        vz_all = solver_value(f->first, z, BLACK, 200);
+        if (vz_all == SOLVER_VALUE_UNKNOWN) abort();
+        have_vz = true;
+      }
+      if (vz_all >= 0 && vy > vz_all - 1) return false;
+      continue;
+    }
+    Position zr = *z;
+    pos_do_move(&zr, lz.moves[j], &u);
+    int vz = fwd_value_first(f, &zr);
+    if (vz >= 0 && vz < vy) return false;
+  }
+  return true;
+}
+
 /*
  * 無駄合, straight from its definition (docs/design.md): an interposition `drop`
  * (a drop, or a board piece moved between the distant checker and the king) is
  * futile when some check captures the interposed piece, the capturing piece
- * cannot be taken back (a free capture), and the position after it, with the
- * piece handed back to the defender's hand, is mated at any length.
+ * cannot be taken back (a free capture), the position after it, with the piece
+ * handed back to the defender's hand, is mated at any length, and the mate goes
+ * on there as without the interposition (fwd_same_mate).
  */
 static bool fwd_futile(Fwd *f, const Position *pos, Move drop) {
   Position p = *pos;
   Undo u;
   pos_do_move(&p, drop, &u);
+  Position z = p;
+  Piece on = z.board[move_to(drop)];
+  pos_remove(&z, move_to(drop));
+  z.hand[pos->side] = hand_add(z.hand[pos->side], pt_demote(piece_type(on)));
+  z.side = pos->side;
+  pos_finish_setup(&z);
   MoveList l;
   movegen_checks(&p, &l);
   for (int i = 0; i < l.size; i++) {
@@ -73,7 +124,8 @@ static bool fwd_futile(Fwd *f, const Position *pos, Move drop) {
     PieceType t = pt_demote(piece_type(u2.captured));
     h.hand[BLACK] = hand_sub(h.hand[BLACK], t);
     h.hand[WHITE] = hand_add(h.hand[WHITE], t);
-    if (fwd_value_defender(f, &h) >= 0) return true;
+    pos_finish_setup(&h);
+    if (fwd_value_defender(f, &h) >= 0 && fwd_same_mate(f, &h, &z)) return true;
   }
   return false;
 }
@@ -526,6 +578,8 @@ int census_forward(const Material *m, CensusTable *t) {
   solver_options_default(&o);
   o.hash_mb = 16;
   w->f.s = solver_create(&o);
+  o.futile_compare = false;
+  w->f.first = solver_create(&o);
   w->t = t;
   for (int k = PAWN; k <= GOLD; k++)
     for (int j = 0; j < m->count[k]; j++) w->kinds[w->npieces++] = (PieceType)k;
@@ -535,6 +589,7 @@ int census_forward(const Material *m, CensusTable *t) {
     place(w, 0);
   }
   solver_free(w->f.s);
+  solver_free(w->f.first);
   free(w);
   return 0;
 }

@@ -64,15 +64,31 @@ check "yabuhebi, every interposition" "mate 3" "$out"
 # horse back: not free, a defence (17; the book's 15 counts it futile)
 out=$("$T" solve "l8/1n7/np3B3/SR1+P5/k1N6/9/1Ps6/1N7/5+B3 b r4g2s3l15p 1" | head -1)
 check "futile: zukou 33" "mate 17" "$out"
-# 将棋図巧 50: the drop on 2d is captured for free and the position is mated, by
-# another defence than without the drop: futile here, "mated at all" (19, not 21)
+# 将棋図巧 50: after 1f2e the drop on 2d is captured for free (2e2d) and the position
+# is mated, but not as without the drop: the king's 2c3b lasts 3 plies there, 1 ply
+# without it (G*4b). A defence (21, as the full solution; 19 when "mated" sufficed)
 out=$("$T" solve "9/9/6n2/8n/6+pl1/7Sn/4+pp1k1/7N1/7s+R b R2B4g2s3l15p 1" | head -1)
-check "futile: zukou 50" "mate 19" "$out"
+check "futile: zukou 50" "mate 21" "$out"
+out=$("$T" solve --futile-rule=mated "9/9/6n2/8n/6+pl1/7Sn/4+pp1k1/7N1/7s+R b R2B4g2s3l15p 1" | head -1)
+check "futile: zukou 50, first part alone" "mate 19" "$out"
+# 将棋図巧 73 after ply 22: N*7g, taken for free by 6g7g, opens 9e to the king, but
+# the king is mated there in 9 plies, no longer than the longest defence without
+# the drop (8f8e, 11): a shorter side line, the same mate, futile (13, as the book)
+out=$("$T" solve "9/9/2ls5/9/2p6/lk1+P5/3+R+B1+b1+r/+pp3g+p+p1/9 b S3g2s4n2l12p 1" | sed -n 1,2p)
+check "futile: zukou 73, a reply the capture opened" "mate 13
+usi 5g6h 8f8e 6g8g 8e9d 6h9e 9d9e S*8d 9e9d 8g9f 9d8d L*8e 8d7d 9f9d" "$out"
 # 将棋図巧 89 after ply 18: P*7d is taken by 7f7d, and the silver on 6c can take the
-# rook back: not free, a defence (13; the book's line plays 7c6b, 11)
+# rook back: not free, a defence. Later P*6c, taken for free by 7c6c, opens 4a to
+# the king (barred without the drop), mated there in 7 plies where every defence
+# without the drop lasts 1: not the same mate, a defence too (21; the book's line
+# plays 7c6b and 5b5a, 11)
 out=$("$T" solve "3B5/n4l3/1BksP4/9/3P5/1S2R4/9/9/9 b r4g2s3n3l16p 1" | sed -n 1,2p)
-check "futile: zukou 89, the capture answered" "mate 13
-usi 5f7f P*7d 7f7d 7c6b 5c5b+ 6c5b 7d7c+ 6b5a 6a5b+ 5a5b 8c7d+ 5b5a S*5b" "$out"
+check "futile: zukou 89, the capture answered" "mate 21
+usi 5f7f P*7d 7f7d 7c6b 5c5b+ 6c5b 7d7c+ 6b5a 6a5b+ 5a5b 8c7d+ P*6c 7c6c 5b4a 6c4c 4a3a 4c3c 3a2a S*2b 2a1b 3c1c" "$out"
+out=$("$T" solve --futile-rule=mated "3B5/n4l3/1BksP4/9/3P5/1S2R4/9/9/9 b r4g2s3n3l16p 1" | head -1)
+check "futile: zukou 89, first part alone" "mate 13" "$out"
+out=$("$T" solve --futile-rule=never "7nl/8k/9/7+R1/9/9/9/9/9 b Brb4g4s3n3l18p 1" 2>&1 | head -1)
+check "bad --futile-rule names the values" "tsume solve: --futile-rule needs same, mated or none" "$out"
 
 # 移動合: the silver stepping to 4c is taken for free by 4d4c (the rook guards 4c) and the
 # position, the silver handed back, is mated: futile as a drop would be (5, not 7)

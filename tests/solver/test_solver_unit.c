@@ -307,13 +307,16 @@ static void test_futile_gap(void **state) {
   assert_true(solver_line_verify(&pos, r.pv, r.pv_len, true, NULL));
   /* Two gaps of the length rule (tanuki-5-0137, tanuki-3-0475): L*1f / R*1a were
    * mated within 5 / 3 only because the drops on 1e / 1b were futile at that
-   * bound. Now the drop on 1e is futile (a free capture, the bishop guarding 1e,
-   * then mate) and L*1f mates in 3; R*1b's drop on 1c is no interposition. */
+   * bound. The drop on 1e is captured for free only by 3c1e+, after which the
+   * king may step to 1c, barred without the drop (the lance on 1f sees through
+   * the king), and is mated there in 5 plies where every defence without the drop
+   * lasts 1: the mate does not go on as without it, the drop is a defence, and
+   * L*1f is no mate in 3; G*1e mates in 5. R*1b's drop on 1c is no interposition. */
   static const struct {
     const char *sfen, *line;
     int len;
   } gaps[] = {
-      {"6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1", "L*1f 1d2c G*2d", 3},
+      {"6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1", "G*1e 1d1c L*1d 1c2c 1e2d", 5},
       {"7G1/9/6Bpk/9/9/9/9/9/9 b Rrb3g4s4n4l17p 1", "R*1b 1c1b 3c2b+", 3},
   };
   for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++) {

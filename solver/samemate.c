@@ -1,0 +1,227 @@
+/*
+ * samemate.c - the second part of the 無駄合 rule (solver.h, futile_compare):
+ * after the free capture of an interposition, with the piece handed back (Y),
+ * the mate goes on as without the interposition (Z: the same position with the
+ * interposed piece lifted into the defender's hand, the capturing piece where it
+ * stood). Reply by reply: Y·r is mated, and in no more plies than Z·r when r is
+ * a legal reply of Z, else than Z's longest reply. The lengths compared are those
+ * of the rule's first part alone (a free capture, then a mated position), so the
+ * definition does not feed on itself; a solver with that rule (s->same) measures them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mate1.h"
+#include "movegen.h"
+#include "search.h"
+#include "solver_value.h"
+
+#define SAME_MEMO_BITS 14
+
+static uint64_t mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static bool same_ready(Solver *s) {
+  if (s->same) return true;
+  SolverOptions o = s->opt;
+  o.futile_compare = false;
+  o.hash_mb = 16;
+  o.algo = SOLVER_ALGO_DFPN;
+  o.prove_exact = true;
+  o.progress = NULL;
+  o.progress_ctx = NULL;
+  o.trace = NULL;
+  o.max_nodes = 0;
+  o.time_ms = 0;
+  s->same = solver_create(&o);
+  if (!s->same) return false;
+  s->same_memo = calloc((size_t)1 << SAME_MEMO_BITS, sizeof *s->same_memo);
+  if (!s->same_memo) {
+    solver_free(s->same);
+    s->same = NULL;
+    return false;
+  }
+  return true;
+}
+
+void search_same_release(Solver *s) {
+  solver_free(s->same);
+  s->same = NULL;
+  free(s->same_memo);
+  s->same_memo = NULL;
+}
+
+/* Plies to mate of pos under the first part of the rule, at most max_plies
+ * (SOLVER_VALUE_NONE above), within what is left of s's limits (a question is
+ * part of the search that asks it: it has no limit of its own). */
+static int same_value(Solver *s, const Position *pos, Color att, int max_plies) {
+  Solver *o = s->same;
+  o->opt.max_nodes = 0;
+  if (s->node_limit) {
+    if (s->nodes >= s->node_limit) {
+      s->same_why = "nodes";
+      return SOLVER_VALUE_UNKNOWN;
+    }
+    o->opt.max_nodes = s->node_limit - s->nodes;
+  }
+  o->opt.time_ms = 0;
+  if (s->deadline_ms) {
+    uint64_t now = solver_now_ms();
+    if (now >= s->deadline_ms) {
+      s->same_why = "time";
+      return SOLVER_VALUE_UNKNOWN;
+    }
+    o->opt.time_ms = s->deadline_ms - now;
+  }
+  o->opt.stop = s->opt.stop;
+  int v = solver_value(o, pos, att, max_plies);
+  s->nodes += o->nodes;
+  if (v == SOLVER_VALUE_UNKNOWN) s->same_why = o->stop_reason ? o->stop_reason : "same-mate";
+  return v;
+}
+
+/* Is r (a legal move of y) also a legal move of z? */
+static bool legal_in(const Position *z, Move r) {
+  MoveList l;
+  movegen_legal(z, &l);
+  for (int i = 0; i < l.size; i++)
+    if (move_compact(l.moves[i]) == move_compact(r)) return true;
+  return false;
+}
+
+static uint64_t memo_key(uint64_t k) { return k | 1; /* 0 marks an empty slot */ }
+
+static SameMemo *memo_slot(Solver *s, uint64_t k) {
+  return &s->same_memo[k & (((size_t)1 << SAME_MEMO_BITS) - 1)];
+}
+
+/*
+ * The question for one capture. bound (TT_LEN_INF: none) is the budget of the
+ * node being searched, the plies left after the interposition: the answer is
+ * the rule's own, except that a reply r after which the capture's position
+ * needs more than max(bound, 1) plies while r, a real reply without the
+ * interposition (z is the position before it, a drop), needs no more, may be
+ * answered SAME_NOT_WITHIN: "no" for this budget and smaller ones. It changes
+ * no answer of the search: were the interposition futile, r itself would last
+ * longer than the budget.
+ */
+enum { SAME_NO = 0, SAME_YES = 1, SAME_NOT_WITHIN = 2 };
+
+static int same_compute(Solver *s, const Position *a, Move capture, int bound, bool drop) {
+  Color att = a->side, def = color_flip(att);
+  Square sq = move_to(capture);
+  Position y = *a;
+  pos_finish_setup(&y);
+  Undo u;
+  PieceType ret;
+  search_virtual_do(&y, capture, &u, &ret);
+  Position z = *a;
+  Piece on = z.board[sq];
+  pos_remove(&z, sq);
+  z.hand[def] = hand_add(z.hand[def], pt_demote(piece_type(on)));
+  z.side = def;
+  pos_finish_setup(&z);
+  /* drops of every kind on a square meet the same y and z */
+  uint64_t k = memo_key(mix(pos_key(&y) ^ mix(pos_key(&z) + 0x5a3e)));
+  SameMemo *e = memo_slot(s, k);
+  if (e->key == k) return e->value;
+  MoveList ev;
+  movegen_legal(&y, &ev);
+  Bitboard zbetween = drop ? search_distant_check(&z) : 0;
+  /* First what costs no search (the mates in 1 decide most questions), then the
+   * lengths. A reply r of y is "fresh" when z has no such reply (the capture
+   * opened a square to the king, say): it may last no longer than z's longest
+   * defence. */
+  bool open[MAX_MOVES], fresh[MAX_MOVES];
+  int v = SAME_YES;
+  for (int i = 0; i < ev.size && v == SAME_YES; i++) {
+    Move r = ev.moves[i];
+    fresh[i] = !legal_in(&z, r);
+    open[i] = fresh[i];
+    if (fresh[i]) continue;
+    Position yr = y, zr = z;
+    Undo ur, uz;
+    pos_do_move(&yr, r, &ur);
+    pos_do_move(&zr, r, &uz);
+    if (mate1_find(&yr) != MOVE_NONE) continue; /* 1 ply: never longer than z·r */
+    if (mate1_find(&zr) != MOVE_NONE) {
+      /* z·r lasts 1 ply: so must y·r (a check answered by futile interpositions alone) */
+      int ly = same_value(s, &yr, att, 1);
+      if (ly == SOLVER_VALUE_UNKNOWN) return -1;
+      if (ly < 0) v = SAME_NO;
+      continue;
+    }
+    open[i] = true;
+  }
+  int cut = bound < TT_LEN_INF ? (bound > 1 ? bound : 1) : TT_LEN_INF - 2;
+  for (int i = 0; i < ev.size && v == SAME_YES; i++) {
+    if (!open[i]) continue;
+    Move r = ev.moves[i];
+    Position yr = y;
+    Undo ur;
+    pos_do_move(&yr, r, &ur);
+    /* without the interposition (a drop: z is the node searched) r is a real reply
+     * there, or fresh: no longer than that node's longest reply, within the budget */
+    bool real = drop && (fresh[i] || !bb_test(zbetween, move_to(r)));
+    int ly = same_value(s, &yr, att, real ? cut : TT_LEN_INF - 2);
+    if (ly == SOLVER_VALUE_UNKNOWN) return -1;
+    if (ly < 0) {
+      v = real && cut < TT_LEN_INF - 2 ? SAME_NOT_WITHIN : SAME_NO;
+      break;
+    }
+    int lz;
+    if (fresh[i]) {
+      lz = same_value(s, &z, att, ly - 1); /* z mated within ly - 1: its longest reply is shorter */
+    } else {
+      if (ly <= 1) continue;
+      Position zr = z;
+      Undo uz;
+      pos_do_move(&zr, r, &uz);
+      lz = same_value(s, &zr, att, ly - 2);
+    }
+    if (lz == SOLVER_VALUE_UNKNOWN) return -1;
+    if (lz >= 0) v = SAME_NO; /* shorter without the interposition */
+  }
+  if (v != SAME_NOT_WITHIN) {
+    e->key = k;
+    e->value = (int8_t)v;
+  }
+  return v;
+}
+
+int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, Move interposition, int bound) {
+  if (!s->opt.futile_rule || !s->opt.futile_compare) return 1;
+  if (!same_ready(s)) {
+    s->stopped = true;
+    s->stop_reason = "memory";
+    return -1;
+  }
+  uint64_t k = memo_key(mix(bh ^ mix(((uint64_t)a->hand[BLACK] << 32) ^ a->hand[WHITE]) ^
+                            ((uint64_t)move_compact(capture) << 1)));
+  SameMemo *e = memo_slot(s, k);
+  if (e->key == k) return e->value;
+  /* a "not within" answer holds for its budget and smaller ones */
+  uint64_t kb = memo_key(mix(k ^ 0x77));
+  SameMemo *eb = memo_slot(s, kb);
+  if (eb->key == kb && bound <= eb->value) return 2;
+  int v = same_compute(s, a, capture, bound, interposition == MOVE_NONE || move_is_drop(interposition));
+  if (v < 0) {
+    if (!s->stopped) {
+      s->stopped = true;
+      s->stop_reason = s->same_why ? s->same_why : "same-mate";
+    }
+    return -1;
+  }
+  if (v == SAME_NOT_WITHIN) {
+    eb->key = kb;
+    eb->value = (int8_t)(bound < 127 ? bound : 127);
+    return 2;
+  }
+  e->key = k;
+  e->value = (int8_t)v;
+  return v;
+}
