@@ -55,16 +55,15 @@ void search_same_release(Solver *s) {
   s->same_memo = NULL;
 }
 
-/* Plies to mate of pos under the first part of the rule, at most max_plies
- * (SOLVER_VALUE_NONE above), within what is left of s's limits (a question is
- * part of the search that asks it: it has no limit of its own). */
-static int same_value(Solver *s, const Position *pos, Color att, int max_plies) {
+/* The nested solver's limits: what is left of s's (a question is part of the
+ * search that asks it: it has no limit of its own). False when nothing is left. */
+static bool same_limits(Solver *s) {
   Solver *o = s->same;
   o->opt.max_nodes = 0;
   if (s->node_limit) {
     if (s->nodes >= s->node_limit) {
       s->same_why = "nodes";
-      return SOLVER_VALUE_UNKNOWN;
+      return false;
     }
     o->opt.max_nodes = s->node_limit - s->nodes;
   }
@@ -73,15 +72,55 @@ static int same_value(Solver *s, const Position *pos, Color att, int max_plies) 
     uint64_t now = solver_now_ms();
     if (now >= s->deadline_ms) {
       s->same_why = "time";
-      return SOLVER_VALUE_UNKNOWN;
+      return false;
     }
     o->opt.time_ms = s->deadline_ms - now;
   }
   o->opt.stop = s->opt.stop;
-  int v = solver_value(o, pos, att, max_plies);
+  return true;
+}
+
+/* found: the length of some mate within max_plies under the first part (not
+ * always the shortest); else the plies to the shortest mate. SOLVER_VALUE_NONE
+ * when there is none within max_plies. */
+static int same_ask(Solver *s, const Position *pos, Color att, int max_plies, bool found) {
+  if (!same_limits(s)) return SOLVER_VALUE_UNKNOWN;
+  Solver *o = s->same;
+  int v;
+  if (found) {
+    search_call_reset(o);
+    int m = 0, k = pv_mate_within(o, pos, att, max_plies, &m);
+    v = k < 0 ? SOLVER_VALUE_UNKNOWN : k ? m : SOLVER_VALUE_NONE;
+  } else {
+    v = solver_value(o, pos, att, max_plies);
+  }
   s->nodes += o->nodes;
   if (v == SOLVER_VALUE_UNKNOWN) s->same_why = o->stop_reason ? o->stop_reason : "same-mate";
   return v;
+}
+
+static int same_value(Solver *s, const Position *pos, Color att, int max_plies) {
+  return same_ask(s, pos, att, max_plies, false);
+}
+
+static int same_found(Solver *s, const Position *pos, Color att, int max_plies) {
+  return same_ask(s, pos, att, max_plies, true);
+}
+
+/* Is y·r, mated in `found` plies or fewer, mated in no more plies than w (z·r,
+ * attacker to move; or z itself, defender to move, whose longest reply it is
+ * compared with: then its value less one)? 1 yes, 0 no, -1 stopped. */
+static int no_longer(Solver *s, const Position *yr, const Position *w, Color att, int found) {
+  int slack = w->side == att ? 0 : 1; /* w's plies to compare = value - slack */
+  int lw = same_found(s, w, att, found - 2 + slack);
+  if (lw == SOLVER_VALUE_UNKNOWN) return -1;
+  if (lw < 0) return 1; /* w needs more than found - 2: no shorter than y·r */
+  /* w is mated sooner than y·r's mate found: compare the shortest ones */
+  lw = same_value(s, w, att, lw);
+  if (lw == SOLVER_VALUE_UNKNOWN) return -1;
+  int ly = same_value(s, yr, att, lw - slack);
+  if (ly == SOLVER_VALUE_UNKNOWN) return -1;
+  return ly >= 0;
 }
 
 /* Is r (a legal move of y) also a legal move of z? */
@@ -167,24 +206,24 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
     /* without the interposition (a drop: z is the node searched) r is a real reply
      * there, or fresh: no longer than that node's longest reply, within the budget */
     bool real = drop && (fresh[i] || !bb_test(zbetween, move_to(r)));
-    int ly = same_value(s, &yr, att, real ? cut : TT_LEN_INF - 2);
+    int ly = same_found(s, &yr, att, real ? cut : TT_LEN_INF - 2);
     if (ly == SOLVER_VALUE_UNKNOWN) return -1;
     if (ly < 0) {
       v = real && cut < TT_LEN_INF - 2 ? SAME_NOT_WITHIN : SAME_NO;
       break;
     }
-    int lz;
+    if (!fresh[i] && ly <= 1) continue;
+    int f;
     if (fresh[i]) {
-      lz = same_value(s, &z, att, ly - 1); /* z mated within ly - 1: its longest reply is shorter */
+      f = no_longer(s, &yr, &z, att, ly);
     } else {
-      if (ly <= 1) continue;
       Position zr = z;
       Undo uz;
       pos_do_move(&zr, r, &uz);
-      lz = same_value(s, &zr, att, ly - 2);
+      f = no_longer(s, &yr, &zr, att, ly);
     }
-    if (lz == SOLVER_VALUE_UNKNOWN) return -1;
-    if (lz >= 0) v = SAME_NO; /* shorter without the interposition */
+    if (f < 0) return -1;
+    if (!f) v = SAME_NO; /* shorter without the interposition */
   }
   if (v != SAME_NOT_WITHIN) {
     e->key = k;
