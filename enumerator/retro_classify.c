@@ -178,10 +178,11 @@ static bool mated_at_all(const Position *after, void *vctx) {
  * square between a distant checker and the king is futile when some check
  * captures the piece for free (no defender piece, the king included, can take
  * the capturing piece) and leads, with the piece handed back, to a mated
- * position (at any length within the enumeration's reach).
+ * position (at any length within the enumeration's reach) where the mate goes
+ * on as without the interposition; value is pos's exact value.
  */
-static bool interpose_futile(Cls *c, const Position *pos, Move m) {
-  return solver_futile_any(pos, m, c->s, mated_at_all, c);
+static bool interpose_futile(Cls *c, const Position *pos, Move m, int value) {
+  return solver_futile_any_at(pos, m, c->s, value, mated_at_all, c);
 }
 
 static bool line_leftover(Cls *c, const Position *pos, int v);
@@ -334,7 +335,7 @@ static Move defender_best(Cls *c, const Position *pos, int R, int *nsame) {
       if (pass == 0 && bb_test(btw, move_to(m))) {
         int f = futile_memo_get(&fm, m);
         if (f < 0) {
-          f = interpose_futile(c, pos, m);
+          f = interpose_futile(c, pos, m, R);
           futile_memo_put(&fm, m, f);
         }
         if (f) {
@@ -474,7 +475,7 @@ static int rejoin_any(Cls *c, Rejoin *rj, const Position *q, int w) {
     int n = pass == 0 ? l.size : nf;
     for (int k = 0; k < n; k++) {
       Move m = pass == 0 ? l.moves[k] : fut[k];
-      if (pass == 0 && bb_test(btw, move_to(m)) && interpose_futile(c, q, m)) {
+      if (pass == 0 && bb_test(btw, move_to(m)) && interpose_futile(c, q, m, R)) {
         fut[nf++] = m;
         continue;
       }
@@ -561,7 +562,7 @@ static bool henchou_at(Cls *c, const Position *pos, int R) {
     pos_do_move(&q, m, &u);
     int v = R >= 3 ? cls_value(c, &q, R - 3) : -1;
     if (v < 0 || v < R - 5) continue;
-    if (bb_test(btw, move_to(m)) && interpose_futile(c, pos, m)) continue;
+    if (bb_test(btw, move_to(m)) && interpose_futile(c, pos, m, R)) continue;
     if (!line_leftover(c, &q, v)) return true;
   }
   return false;

@@ -55,6 +55,10 @@ Bitboard solver_interpose_squares(const Position *pos);
  */
 bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
                        void *ctx);
+/* The same when pos is known to be mated in exactly `value` plies (its exact
+ * value): the second part's question may then stop at that length (samemate.c). */
+bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,
+                          bool (*test)(const Position *after, void *ctx), void *ctx);
 
 /* The answers of one defender node's futility questions: a drop's holds for its
  * square (the capture-and-hand-back position does not depend on the kind

@@ -63,6 +63,14 @@ static bool replies_kept(const Position *a, const Position *y, Square sq) {
 
 bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
                        void *ctx) {
+  return solver_futile_any_at(pos, m, same, -1, test, ctx);
+}
+
+bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,
+                          bool (*test)(const Position *after, void *ctx), void *ctx) {
+  /* with the node's exact value, "no within the plies left after the interposition"
+   * is the answer (samemate.c, SAME_NOT_WITHIN: the node would last longer) */
+  int bound = value >= 1 ? value - 1 : TT_LEN_INF;
   Position p = *pos;
   Undo u;
   pos_do_move(&p, m, &u);
@@ -78,7 +86,7 @@ bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(c
     search_virtual_do(&q, c, &u2, &ret);
     if (second && !replies_kept(&p, &q, move_to(m))) continue;
     if (!test(&q, ctx)) continue;
-    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m) ? m : MOVE_NONE, TT_LEN_INF) == 1)
+    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m) ? m : MOVE_NONE, bound) == 1)
       return true;
     if (same->stopped) return false;
   }
