@@ -3,8 +3,8 @@
  * after the free capture of an interposition, with the piece handed back (Y),
  * the mate goes on as without the interposition (Z: the same position with the
  * interposed piece lifted into the defender's hand, the capturing piece where it
- * stood). Reply by reply: Y·r is mated, and in no more plies than Z·r when r is
- * a legal reply of Z, else than Z's longest reply. The lengths compared are those
+ * stood). Reply by reply: every legal reply r of Y is legal in Z, and Y·r is
+ * mated in no more plies than Z·r. The lengths compared are those
  * of the rule's first part alone (a free capture, then a mated position), so the
  * definition does not feed on itself; a solver with that rule (s->same) measures them.
  */
@@ -171,17 +171,16 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
   MoveList ev;
   movegen_legal(&y, &ev);
   Bitboard zbetween = drop ? search_distant_check(&z) : 0;
-  /* First what costs no search (the mates in 1 decide most questions), then the
-   * lengths. A reply r of y is "fresh" when z has no such reply (the capture
-   * opened a square to the king, say): it may last no longer than z's longest
-   * defence. */
-  bool open[MAX_MOVES], fresh[MAX_MOVES];
+  /* First what costs no search (a reply missing without the interposition, the
+   * mates in 1: they decide most questions), then the lengths. */
+  bool open[MAX_MOVES];
   int v = SAME_YES;
   for (int i = 0; i < ev.size && v == SAME_YES; i++) {
     Move r = ev.moves[i];
-    fresh[i] = !legal_in(&z, r);
-    open[i] = fresh[i];
-    if (fresh[i]) continue;
+    if (!legal_in(&z, r)) {
+      v = SAME_NO; /* a reply the capture made possible: a change */
+      break;
+    }
     Position yr = y, zr = z;
     Undo ur, uz;
     pos_do_move(&yr, r, &ur);
@@ -203,25 +202,19 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
     Position yr = y;
     Undo ur;
     pos_do_move(&yr, r, &ur);
-    /* without the interposition (a drop: z is the node searched) r is a real reply
-     * there, or fresh: no longer than that node's longest reply, within the budget */
-    bool real = drop && (fresh[i] || !bb_test(zbetween, move_to(r)));
+    /* without the interposition (a drop: z is the node searched) r is a real reply there */
+    bool real = drop && !bb_test(zbetween, move_to(r));
     int ly = same_found(s, &yr, att, real ? cut : TT_LEN_INF - 2);
     if (ly == SOLVER_VALUE_UNKNOWN) return -1;
     if (ly < 0) {
       v = real && cut < TT_LEN_INF - 2 ? SAME_NOT_WITHIN : SAME_NO;
       break;
     }
-    if (!fresh[i] && ly <= 1) continue;
-    int f;
-    if (fresh[i]) {
-      f = no_longer(s, &yr, &z, att, ly);
-    } else {
-      Position zr = z;
-      Undo uz;
-      pos_do_move(&zr, r, &uz);
-      f = no_longer(s, &yr, &zr, att, ly);
-    }
+    if (ly <= 1) continue;
+    Position zr = z;
+    Undo uz;
+    pos_do_move(&zr, r, &uz);
+    int f = no_longer(s, &yr, &zr, att, ly);
     if (f < 0) return -1;
     if (!f) v = SAME_NO; /* shorter without the interposition */
   }

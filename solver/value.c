@@ -76,6 +76,7 @@ bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,
   pos_do_move(&p, m, &u);
   MoveList caps;
   movegen_checks(&p, &caps);
+  /* what needs no search first: every reply after the capture is one without the interposition */
   bool second = same ? same->opt.futile_rule && same->opt.futile_compare : true;
   for (int i = 0; i < caps.size; i++) {
     Move c = caps.moves[i];

@@ -8,7 +8,6 @@
 #include "movegen.h"
 #include "retro_enum.h"
 #include "solver.h"
-#include "solver_value.h"
 
 /* ---------- forward classification (values from the solver) ---------- */
 
@@ -62,35 +61,22 @@ static int fwd_value_first(Fwd *f, const Position *pos) { return fwd_value_by(f-
 /* The rule's second part: y is the position after the capture with the piece
  * handed back, z the position after the interposition with the interposed piece
  * lifted into the defender's hand (defender to move). Every legal reply r of y
- * is mated after it, in no more plies than after r in z (when z has no mate
- * there, any number), or, when r is no legal reply of z, than z's longest reply. */
+ * is a legal reply of z, and is mated after it in y in no more plies than in z
+ * (any number when z has no mate after it). */
 static bool fwd_same_mate(Fwd *f, const Position *y, const Position *z) {
   MoveList ly, lz;
   movegen_legal(y, &ly);
   movegen_legal(z, &lz);
-  int vz_all = 0; /* z's own value under the first part, when needed */
-  bool have_vz = false;
   for (int i = 0; i < ly.size; i++) {
-    Position yr = *y;
-    Undo u;
-    pos_do_move(&yr, ly.moves[i], &u);
-    int vy = fwd_value_first(f, &yr);
-    if (vy < 0) return false;
     int j = 0;
     while (j < lz.size && move_compact(lz.moves[j]) != move_compact(ly.moves[i])) j++;
-    if (j == lz.size) {
-      if (!have_vz) {
-        vz_all = solver_value(f->first, z, BLACK, 200);
-        if (vz_all == SOLVER_VALUE_UNKNOWN) abort();
-        have_vz = true;
-      }
-      if (vz_all >= 0 && vy > vz_all - 1) return false;
-      continue;
-    }
-    Position zr = *z;
+    if (j == lz.size) return false;
+    Position yr = *y, zr = *z;
+    Undo u;
+    pos_do_move(&yr, ly.moves[i], &u);
     pos_do_move(&zr, lz.moves[j], &u);
-    int vz = fwd_value_first(f, &zr);
-    if (vz >= 0 && vz < vy) return false;
+    int vy = fwd_value_first(f, &yr), vz = fwd_value_first(f, &zr);
+    if (vy < 0 || (vz >= 0 && vz < vy)) return false;
   }
   return true;
 }
