@@ -177,6 +177,7 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
   int v = SAME_YES;
   for (int i = 0; i < ev.size && v == SAME_YES; i++) {
     Move r = ev.moves[i];
+    open[i] = false;
     if (!legal_in(&z, r)) {
       v = SAME_NO; /* a reply the capture made possible: a change */
       break;
