@@ -336,10 +336,7 @@ static inline int child_len_virtual(const Solver *s, const Position *pos, int le
   return v < TT_LEN_INF ? v : TT_LEN_INF;
 }
 
-static inline int child_len(int len, bool virt) {
-  if (len >= TT_LEN_INF || virt) return TT_LEN_INF;
-  return len - 1;
-}
+static inline int child_len(int len) { return len >= TT_LEN_INF ? TT_LEN_INF : len - 1; }
 
 /* ---------------------------------------------------------------- children */
 
@@ -380,8 +377,7 @@ static void virtual_settle(Solver *s, Child *c, int len, int futsq) {
     c->flags |= CHILD_UNASKED;
     return;
   }
-  Move d = (futsq & FUT_MOVED) ? MOVE_NONE : move_make_drop(PAWN, move_to(c->move), color_flip(s->attacker));
-  int v = search_same_mate(s, &s->pos, s->bh, c->move, d, len);
+  int v = search_same_mate(s, &s->pos, s->bh, c->move, !(futsq & FUT_MOVED), len);
   if (v == 1) return;
   if (v == 0 || v == 2) {
     c->pn = PN_INF;
@@ -425,7 +421,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     bool rep = path_has(s, depth + 1, ls[i].full);
     TTProbe p;
     if (!rep) {
-      tt_probe(&s->tt, ls[i].key, ls[i].hand, virt ? child_len_virtual(s, pos, len, c->move) : child_len(len, false), &p);
+      tt_probe(&s->tt, ls[i].key, ls[i].hand, virt ? child_len_virtual(s, pos, len, c->move) : child_len(len), &p);
       s->tt_probes++;
       rep = (p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt));
     }
@@ -745,7 +741,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;
-    int clen = virt ? child_len_virtual(s, pos, len, m) : child_len(len, false);
+    int clen = virt ? child_len_virtual(s, pos, len, m) : child_len(len);
     if (virt)
       search_virtual_do(pos, m, &u, &ret);
     else
@@ -928,7 +924,7 @@ SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32
     bhs[i + 1] = s->bh;
     pos_do_move(pos, path[i], &undo[i]);
     path_push(s, i + 1, search_full_key(s->bh, pos->hand[s->attacker]));
-    l = child_len(l, false);
+    l = child_len(l);
   }
   SearchResult r;
   uint64_t full = s->path_full[n];

@@ -226,7 +226,7 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
   return v;
 }
 
-int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, Move interposition, int bound) {
+int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bool drop, int bound) {
   if (!s->opt.futile_rule || !s->opt.futile_compare) return 1;
   if (!same_ready(s)) {
     s->stopped = true;
@@ -241,7 +241,7 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, Mo
   uint64_t kb = memo_key(mix(k ^ 0x77));
   SameMemo *eb = memo_slot(s, kb);
   if (eb->key == kb && bound <= eb->value) return 2;
-  int v = same_compute(s, a, capture, bound, interposition == MOVE_NONE || move_is_drop(interposition));
+  int v = same_compute(s, a, capture, bound, drop);
   if (v < 0) {
     if (!s->stopped) {
       s->stopped = true;

@@ -168,12 +168,12 @@ void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType r
 /* samemate.c */
 /* The second part of the 無駄合 rule for the free check `capture` of the piece just
  * interposed (a: the position after the interposition, attacker to move; bh: its
- * board hash, search_board_hash; interposition: the drop, else MOVE_NONE for a
+ * board hash, search_board_hash; drop: the interposition was a drop, not a
  * board piece moved there; bound: the plies left after it, TT_LEN_INF for none):
  * 1 the mate goes on as without it, 0 not, 2 not for this bound and smaller ones
  * (samemate.c says when that is the search's answer too), -1 a limit stopped the
  * question (s->stopped is set). 1 when the part is off. */
-int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, Move interposition, int bound);
+int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bool drop, int bound);
 void search_same_release(Solver *s);
 
 /* pds.c */

@@ -87,7 +87,7 @@ bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,
     search_virtual_do(&q, c, &u2, &ret);
     if (second && !replies_kept(&p, &q, move_to(m))) continue;
     if (!test(&q, ctx)) continue;
-    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m) ? m : MOVE_NONE, bound) == 1)
+    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m), bound) == 1)
       return true;
     if (same->stopped) return false;
   }
