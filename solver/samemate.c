@@ -16,7 +16,7 @@
 #include "search.h"
 #include "solver_value.h"
 
-#define SAME_MEMO_BITS 14
+#define SAME_MEMO_BITS 16
 
 static uint64_t mix(uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
@@ -123,15 +123,6 @@ static int no_longer(Solver *s, const Position *yr, const Position *w, Color att
   return ly >= 0;
 }
 
-/* Is r (a legal move of y) also a legal move of z? */
-static bool legal_in(const Position *z, Move r) {
-  MoveList l;
-  movegen_legal(z, &l);
-  for (int i = 0; i < l.size; i++)
-    if (move_compact(l.moves[i]) == move_compact(r)) return true;
-  return false;
-}
-
 static uint64_t memo_key(uint64_t k) { return k | 1; /* 0 marks an empty slot */ }
 
 static SameMemo *memo_slot(Solver *s, uint64_t k) {
@@ -170,23 +161,25 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
   if (e->key == k) return e->value;
   MoveList ev;
   movegen_legal(&y, &ev);
+  /* a reply the capture made possible is a change: no search needed */
+  if (!solver_replies_within(&ev, &z)) {
+    e->key = k;
+    e->value = SAME_NO;
+    return SAME_NO;
+  }
   Bitboard zbetween = drop ? search_distant_check(&z) : 0;
-  /* First what costs no search (a reply missing without the interposition, the
-   * mates in 1: they decide most questions), then the lengths. */
+  /* First what costs no search (the mates in 1: they decide most questions),
+   * then the lengths. */
   bool open[MAX_MOVES];
   int v = SAME_YES;
+  for (int i = 0; i < ev.size; i++) open[i] = false;
   for (int i = 0; i < ev.size && v == SAME_YES; i++) {
     Move r = ev.moves[i];
-    open[i] = false;
-    if (!legal_in(&z, r)) {
-      v = SAME_NO; /* a reply the capture made possible: a change */
-      break;
-    }
     Position yr = y, zr = z;
     Undo ur, uz;
     pos_do_move(&yr, r, &ur);
-    pos_do_move(&zr, r, &uz);
     if (mate1_find(&yr) != MOVE_NONE) continue; /* 1 ply: never longer than z·r */
+    pos_do_move(&zr, r, &uz);
     if (mate1_find(&zr) != MOVE_NONE) {
       /* z·r lasts 1 ply: so must y·r (a check answered by futile interpositions alone) */
       int ly = same_value(s, &yr, att, 1);
@@ -226,6 +219,22 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
   return v;
 }
 
+static uint64_t same_key(const Position *a, uint64_t bh, Move capture) {
+  return memo_key(mix(bh ^ mix(((uint64_t)a->hand[BLACK] << 32) ^ a->hand[WHITE]) ^ ((uint64_t)move_compact(capture) << 1)));
+}
+
+int search_same_known(Solver *s, const Position *a, uint64_t bh, Move capture, int bound) {
+  if (!s->opt.futile_rule || !s->opt.futile_compare) return 1;
+  if (!s->same_memo) return -1;
+  uint64_t k = same_key(a, bh, capture);
+  SameMemo *e = memo_slot(s, k);
+  if (e->key == k) return e->value;
+  uint64_t kb = memo_key(mix(k ^ 0x77));
+  SameMemo *eb = memo_slot(s, kb);
+  if (eb->key == kb && bound <= eb->value) return 2;
+  return -1;
+}
+
 int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bool drop, int bound) {
   if (!s->opt.futile_rule || !s->opt.futile_compare) return 1;
   if (!same_ready(s)) {
@@ -233,8 +242,7 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bo
     s->stop_reason = "memory";
     return -1;
   }
-  uint64_t k = memo_key(mix(bh ^ mix(((uint64_t)a->hand[BLACK] << 32) ^ a->hand[WHITE]) ^
-                            ((uint64_t)move_compact(capture) << 1)));
+  uint64_t k = same_key(a, bh, capture);
   SameMemo *e = memo_slot(s, k);
   if (e->key == k) return e->value;
   /* a "not within" answer holds for its budget and smaller ones */

@@ -174,6 +174,9 @@ void search_virtual_undo(Position *pos, Move capture, const Undo *u, PieceType r
  * (samemate.c says when that is the search's answer too), -1 a limit stopped the
  * question (s->stopped is set). 1 when the part is off. */
 int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bool drop, int bound);
+/* The answer search_same_mate would give from what it has kept, without a search;
+ * -1 when not kept. */
+int search_same_known(Solver *s, const Position *a, uint64_t bh, Move capture, int bound);
 void search_same_release(Solver *s);
 
 /* pds.c */

@@ -10,6 +10,7 @@
 #ifndef TSUME_SOLVER_VALUE_H
 #define TSUME_SOLVER_VALUE_H
 
+#include "movegen.h"
 #include "solver.h"
 
 #define SOLVER_VALUE_NONE (-1)    /* no mate within max_plies */
@@ -55,6 +56,8 @@ Bitboard solver_interpose_squares(const Position *pos);
  */
 bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
                        void *ctx);
+/* Is every move of ly (the legal moves of some position) a legal move of z? */
+bool solver_replies_within(const MoveList *ly, const Position *z);
 /* The same when pos is known to be mated in exactly `value` plies (its exact
  * value): the second part's question may then stop at that length (samemate.c). */
 bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,

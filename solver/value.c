@@ -5,6 +5,8 @@
  */
 #include "solver_value.h"
 
+#include <string.h>
+
 #include "movegen.h"
 #include "search.h"
 
@@ -39,6 +41,28 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
 
 Bitboard solver_interpose_squares(const Position *pos) { return search_distant_check(pos); }
 
+bool solver_replies_within(const MoveList *ly, const Position *z) {
+  MoveList lz;
+  movegen_legal(z, &lz);
+  if (ly->size > lz.size) return false;
+  /* z's moves in an open-addressed set of compact moves (stored plus one: 0 is empty) */
+  enum { SET_BITS = 11, SET_MASK = (1 << SET_BITS) - 1 };
+  _Static_assert(MAX_MOVES * 2 <= (1 << SET_BITS), "the set of moves stays at most half full");
+  uint32_t set[1 << SET_BITS];
+  memset(set, 0, sizeof set);
+  for (int j = 0; j < lz.size; j++) {
+    uint32_t k = (uint32_t)move_compact(lz.moves[j]) + 1, h = (k * 2654435761u) >> (32 - SET_BITS);
+    while (set[h] && set[h] != k) h = (h + 1) & SET_MASK;
+    set[h] = k;
+  }
+  for (int i = 0; i < ly->size; i++) {
+    uint32_t k = (uint32_t)move_compact(ly->moves[i]) + 1, h = (k * 2654435761u) >> (32 - SET_BITS);
+    while (set[h] && set[h] != k) h = (h + 1) & SET_MASK;
+    if (!set[h]) return false;
+  }
+  return true;
+}
+
 /* Every legal reply of y (the capture with the piece handed back) is legal in z
  * (a, the position after the interposition, with the interposed piece lifted into
  * the defender's hand). */
@@ -50,15 +74,9 @@ static bool replies_kept(const Position *a, const Position *y, Square sq) {
   z.hand[def] = hand_add(z.hand[def], pt_demote(piece_type(on)));
   z.side = def;
   pos_finish_setup(&z);
-  MoveList ly, lz;
+  MoveList ly;
   movegen_legal(y, &ly);
-  movegen_legal(&z, &lz);
-  for (int i = 0; i < ly.size; i++) {
-    int j = 0;
-    while (j < lz.size && move_compact(lz.moves[j]) != move_compact(ly.moves[i])) j++;
-    if (j == lz.size) return false;
-  }
-  return true;
+  return solver_replies_within(&ly, &z);
 }
 
 bool solver_futile_any(const Position *pos, Move m, Solver *same, bool (*test)(const Position *after, void *ctx),
@@ -78,16 +96,21 @@ bool solver_futile_any_at(const Position *pos, Move m, Solver *same, int value,
   movegen_checks(&p, &caps);
   /* what needs no search first: every reply after the capture is one without the interposition */
   bool second = same ? same->opt.futile_rule && same->opt.futile_compare : true;
+  uint64_t bh = 0;
   for (int i = 0; i < caps.size; i++) {
     Move c = caps.moves[i];
     if (move_is_drop(c) || move_to(c) != move_to(m) || !search_capture_free(&p, c)) continue;
+    if (same && second && !bh) bh = search_board_hash(same, &p);
+    /* an answer kept: "no" ends this capture at once, "yes" says the replies are kept */
+    int known = same && second ? search_same_known(same, &p, bh, c, bound) : -1;
+    if (known == 0 || known == 2) continue;
     Position q = p;
     Undo u2;
     PieceType ret;
     search_virtual_do(&q, c, &u2, &ret);
-    if (second && !replies_kept(&p, &q, move_to(m))) continue;
+    if (second && known != 1 && !replies_kept(&p, &q, move_to(m))) continue;
     if (!test(&q, ctx)) continue;
-    if (!same || search_same_mate(same, &p, search_board_hash(same, &p), c, move_is_drop(m), bound) == 1)
+    if (!same || known == 1 || search_same_mate(same, &p, bh ? bh : search_board_hash(same, &p), c, move_is_drop(m), bound) == 1)
       return true;
     if (same->stopped) return false;
   }
