@@ -256,6 +256,24 @@ static int mated_within(Checker *c, const Position *q, int L, int *len) {
   return k;
 }
 
+/* Is q mated at all? 1 yes (*len gets a length found), 0 no, -1 out of budget.
+ * The unbounded search first: whether q is mated does not depend on the 無駄合
+ * rule's last condition, which its nodes do not ask; its proof carries a length
+ * unless it counted an interposition futile without asking, and then the
+ * bounded question "mated within CHECK_ANY_MATE?" gives one. */
+static int mated_at_all(Checker *c, const Position *q, int *len) {
+  int m = TT_LEN_INF, k = mated_within(c, q, TT_LEN_INF, &m);
+  if (k <= 0) return k;
+  if (m > CHECK_ANY_MATE) {
+    m = CHECK_ANY_MATE;
+    k = mated_within(c, q, CHECK_ANY_MATE, &m);
+    if (k < 0) return -1;
+    if (k == 0) m = CHECK_ANY_MATE; /* mated, past the bound: the length search says unknown */
+  }
+  *len = m;
+  return 1;
+}
+
 static int interpose_futile(Checker *c, const Position *p, Move d, int R) {
   if (!budget(c)) return -1;
   int f = solver_interpose_futile(c->s, p, d, c->att, R);
@@ -557,7 +575,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   if (p == n - 1 && n > 1) return 1;
   qu->longer = true;
   m = CHECK_ANY_MATE;
-  k = mated_within(c, &q, CHECK_ANY_MATE, &m);
+  k = mated_at_all(c, &q, &m);
   if (k < 0) return 0;
   if (k == 0) return 1;
   /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
@@ -652,7 +670,9 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
     return 1; /* a futile interposition that lasts longer is still futile: not a defence */
   } else {
     /* no mate within the line's length: a longer one, or none */
-    v = value(c, &q, CHECK_ANY_MATE);
+    int m = CHECK_ANY_MATE, k2 = mated_at_all(c, &q, &m);
+    v = k2 < 0 ? SOLVER_VALUE_UNKNOWN : k2 == 0 ? SOLVER_VALUE_NONE : value_above(c, &q, R + 1, m);
+    if (v == SOLVER_VALUE_NONE && k2 > 0) v = SOLVER_VALUE_UNKNOWN; /* mated, but not within the bound */
     if (v == SOLVER_VALUE_UNKNOWN) return 0;
     if (v == SOLVER_VALUE_NONE) {
       flaw_add(c, r, FLAW_NOMATE, p, qu->alt);
