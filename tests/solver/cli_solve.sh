@@ -88,6 +88,14 @@ check "futile: zukou 89, the capture answered" "mate 21
 usi 5f7f P*7d 7f7d 7c6b 5c5b+ 6c5b 7d7c+ 6b5a 6a5b+ 5a5b 8c7d+ P*6c 7c6c 5b4a 6c4c 4a3a 4c3c 3a2a S*2b 2a1b 3c1c" "$out"
 out=$("$T" solve --futile-rule=mated "3B5/n4l3/1BksP4/9/3P5/1S2R4/9/9/9 b r4g2s3n3l16p 1" | head -1)
 check "futile: zukou 89, first part alone" "mate 13" "$out"
+# 将棋図巧 71 after ply 14: N*6g, taken for free by 5h6g, lets the king step to 6i
+# (barred by the dragon on 5h without the drop): a change of the mate, though the king
+# comes back to 7h after 7h6i 5f4g L*5h 6g5h 6i7h (41; 33 when "mated" sufficed)
+out=$("$T" solve "2g3p2/3p1P3/4p4/9/S8/4r4/+p1l1nB3/1sks+B1+p2/2g6 b NLr2gs2n2l12p 1" | sed -n 1,2p | cut -c1-58)
+check "futile: zukou 71, a detour back to the line" "mate 41
+usi 4g5f N*6g 5h6g 7h6i 5f4g L*5h 6g5h 6i7h 4g5f N*6g 5h6g" "$out"
+out=$("$T" solve --futile-rule=mated "2g3p2/3p1P3/4p4/9/S8/4r4/+p1l1nB3/1sks+B1+p2/2g6 b NLr2gs2n2l12p 1" | head -1)
+check "futile: zukou 71, first part alone" "mate 33" "$out"
 out=$("$T" solve --futile-rule=never "7nl/8k/9/7+R1/9/9/9/9/9 b Brb4g4s3n3l18p 1" 2>&1 | head -1)
 check "bad --futile-rule names the values" "tsume solve: --futile-rule needs same, mated or none" "$out"
 
