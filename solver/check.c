@@ -28,6 +28,8 @@
 
 /* Bound of the "is there any mate at all" question for a defence that outlasts the line. */
 #define CHECK_ANY_MATE 4001
+/* Remainders from which an attacker alternative is first asked whether it mates at all. */
+#define CHECK_ANY_FIRST 9
 /* Questions costing at least this many nodes are written to the trace. */
 #define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
@@ -513,6 +515,7 @@ typedef struct {
   bool done;
   bool longer; /* an attacker alternative with no mate within the plies left: its
                 * question is whether it mates at all (at any length) */
+  bool any;    /* an attacker alternative first asked whether it mates at all */
   uint64_t nodes; /* spent on it so far */
 } Question;
 
@@ -548,7 +551,20 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   Position q = c->main[p];
   Undo u;
   pos_do_move(&q, qu->alt, &u);
-  int m = R - 1, k = mated_within(c, &q, R - 1, &m);
+  int m;
+  if (R - 1 >= CHECK_ANY_FIRST) {
+    qu->any = true;
+    /* a long remainder: one unbounded disproof settles what would take a bounded one and then an
+     * unbounded one; a mate found is classified below */
+    int k0 = mated_at_all(c, &q, &m);
+    if (k0 < 0) return 0;
+    if (k0 == 0) {
+      qu->longer = true;
+      return 1;
+    }
+  }
+  m = R - 1;
+  int k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
   if (k > 0 && p == n - 1) {
     /* another mate in one: tolerated, but not in a one-move problem (flaw_add) */
@@ -739,7 +755,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         }
         qs = t;
       }
-      qs[nq++] = (Question){p, l.moves[i], false, false, 0};
+      qs[nq++] = (Question){.ply = p, .alt = l.moves[i]};
     }
   }
   int left = nq;
@@ -783,7 +799,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (r->nopen == r->open_cap && !grow((void **)&r->open, &r->open_cap, r->open_cap ? 2 * r->open_cap : 16,
                                            sizeof *r->open))
         continue; /* counted in unproven, not listed */
-      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer, qs[i].nodes, c->call_limit};
+      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer || qs[i].any, qs[i].nodes, c->call_limit};
     }
   free(qs);
   return TS_OK;

@@ -107,8 +107,9 @@ typedef struct {
 typedef struct {
   int ply;          /* 1-based ply of the line */
   Move alt;         /* the other check (attacker ply) or reply (defender ply) */
-  bool longer;      /* an attacker alternative not mating within the plies left:
-                     * the open question is whether it mates at any length */
+  bool longer;      /* an attacker alternative whose open question is whether it
+                     * mates at any length (it does not mate within the plies left,
+                     * or, with a long remainder, that is asked first) */
   uint64_t nodes;   /* solver nodes spent on it */
   uint64_t limit;   /* node limit of its last try (0: the rest of the budget) */
 } CheckOpen;
