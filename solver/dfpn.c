@@ -370,9 +370,16 @@ static inline uint32_t escape_estimate(const Position *pos, const PosNear *nr, S
  * unbounded node asks "mated at all?", which the second part does not change (the
  * capture itself mates wherever the hand-back position is mated): there it is not
  * asked, and the node's proof gets no length (CHILD_UNASKED). */
-static void virtual_settle(Solver *s, Child *c, int len, int futsq) {
+static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int futsq) {
   c->flags &= (uint8_t)~CHILD_UNASKED;
   if (c->pn != 0 || !(c->flags & CHILD_VIRTUAL)) return;
+  if (twin && twin->pn == 0 && twin->move == c->move && !(twin->flags & CHILD_VIRTUAL)) {
+    /* the capture itself mates within the budget: the node is proven whatever the rule says of
+     * the interposition, and the question is not asked */
+    c->pn = 1;
+    c->dn = 1;
+    return;
+  }
   if (len >= TT_LEN_INF && s->opt.futile_rule && s->opt.futile_compare) {
     c->flags |= CHILD_UNASKED;
     return;
@@ -437,7 +444,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->len = p.len;
       c->hand = p.hand;
       c->flags &= (uint8_t)~CHILD_REP;
-      if (virt) virtual_settle(s, c, len, futsq);
+      if (virt) virtual_settle(s, c, i > 0 ? &ch[i - 1] : NULL, len, futsq);
       if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
         /* df-pn+: a new AND node starts from an estimate */
         if (!est && ek == SQ_NONE) {
@@ -764,7 +771,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       c->flags |= CHILD_REP;
     else
       c->flags &= (uint8_t)~CHILD_REP;
-    if (virt) virtual_settle(s, c, len, futsq);
+    if (virt) virtual_settle(s, c, best > 0 ? &s->arena[base + (size_t)best - 1] : NULL, len, futsq);
     if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
       /* the next kind on this square becomes open: its proof may already be known */
       Child *nx = &s->arena[base + (size_t)best + 1];

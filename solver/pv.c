@@ -36,6 +36,10 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
   if (len < 0) return 0;
   s->pos = *pos;
   search_begin(s, attacker, s->opt.futile_rule);
+  /* an unbounded search under the rule's last condition proves mates whose length it does not
+   * keep: its entries stay apart from the first proof's, which share the table otherwise */
+  if (len >= TT_LEN_INF && s->opt.futile_rule && s->opt.futile_compare)
+    s->salt = (s->salt ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
   SearchResult r = search_solve(s, len);
   if (r.pn == 0) {
     if (mlen) *mlen = r.len;
