@@ -229,6 +229,7 @@ int search_same_known(Solver *s, const Position *a, uint64_t bh, Move capture, i
   uint64_t k = same_key(a, bh, capture);
   SameMemo *e = memo_slot(s, k);
   if (e->key == k) return e->value;
+  /* a "not within" answer holds for its budget and smaller ones */
   uint64_t kb = memo_key(mix(k ^ 0x77));
   SameMemo *eb = memo_slot(s, kb);
   if (eb->key == kb && bound <= eb->value) return 2;
@@ -242,13 +243,10 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bo
     s->stop_reason = "memory";
     return -1;
   }
-  uint64_t k = same_key(a, bh, capture);
-  SameMemo *e = memo_slot(s, k);
-  if (e->key == k) return e->value;
-  /* a "not within" answer holds for its budget and smaller ones */
-  uint64_t kb = memo_key(mix(k ^ 0x77));
-  SameMemo *eb = memo_slot(s, kb);
-  if (eb->key == kb && bound <= eb->value) return 2;
+  int known = search_same_known(s, a, bh, capture, bound);
+  if (known >= 0) return known;
+  uint64_t k = same_key(a, bh, capture), kb = memo_key(mix(k ^ 0x77));
+  SameMemo *e = memo_slot(s, k), *eb = memo_slot(s, kb);
   int v = same_compute(s, a, capture, bound, drop);
   if (v < 0) {
     if (!s->stopped) {
