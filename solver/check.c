@@ -268,9 +268,8 @@ static int mated_at_all(Checker *c, const Position *q, int *len) {
   if (k <= 0) return k;
   if (m > CHECK_ANY_MATE) {
     m = CHECK_ANY_MATE;
-    k = mated_within(c, q, CHECK_ANY_MATE, &m);
-    if (k < 0) return -1;
-    if (k == 0) m = CHECK_ANY_MATE; /* mated, past the bound: the length search says unknown */
+    /* no mate within the bound leaves m at the bound: the length search then says unknown */
+    if (mated_within(c, q, CHECK_ANY_MATE, &m) < 0) return -1;
   }
   *len = m;
   return 1;
