@@ -15,6 +15,7 @@
  *      (a shorter or equal defence), then unbounded (a longer one, or an escape);
  *   4. 駒余り at the end, and (when not complete) the problem's own length.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "check.h"
 
 #include <stdio.h>
@@ -516,6 +517,7 @@ typedef struct {
                 * question is whether it mates at all (at any length) */
   bool any;    /* an attacker alternative first asked whether it mates at all */
   uint64_t nodes; /* spent on it so far */
+  uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
 } Question;
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
@@ -733,6 +735,16 @@ static bool pass_limit(const Checker *c, bool first, uint64_t prev, uint64_t *li
   return true;
 }
 
+/* The order of a pass after the first: least disproof number first, where the
+ * last search stopped (the paper's order of candidates, on the side that settles
+ * most of them: nearly every alternative is refuted), the line's order among equals. */
+static int question_cmp(const void *a, const void *b, void *ctx) {
+  const Question *qs = ctx;
+  int i = *(const int *)a, j = *(const int *)b;
+  if (qs[i].dn != qs[j].dn) return qs[i].dn < qs[j].dn ? -1 : 1;
+  return i - j;
+}
+
 /* Asks every question in passes of growing budgets. */
 static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
   int n = r->line_length, nq = 0, cap = 64;
@@ -757,6 +769,12 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       qs[nq++] = (Question){.ply = p, .alt = l.moves[i]};
     }
   }
+  int *order = malloc((size_t)(nq ? nq : 1) * sizeof *order);
+  if (!order) {
+    free(qs);
+    return TS_ERR_NOMEM;
+  }
+  for (int i = 0; i < nq; i++) order[i] = i;
   int left = nq;
   bool stop = false;
   uint64_t lim = 0;
@@ -767,11 +785,14 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     bool fatal = false;
     for (int i = 0; i < r->nflaws && !fatal && c->opt.quick_after_fatal; i++)
       fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
-    for (int i = 0; i < nq && !stop; i++) {
+    if (pass > 0) qsort_r(order, (size_t)nq, sizeof *order, question_cmp, qs);
+    for (int oi = 0; oi < nq && !stop; oi++) {
+      int i = order[oi];
       if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) continue;
       c->cur_q = i;
       int before = r->nflaws;
       uint64_t n0 = c->nodes, t0 = solver_now_ms();
+      c->s->root_dn = 0;
       int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
       qs[i].nodes += c->nodes - n0;
       if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
@@ -783,6 +804,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       }
       if (c->on_flaw)
         for (int k = before; k < r->nflaws; k++) c->on_flaw(c->flaw_ctx, r, &r->flaws[k]);
+      if (c->s->root_dn) qs[i].dn = c->s->root_dn;
       if (ok) {
         qs[i].done = true;
         left--;
@@ -800,6 +822,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         continue; /* counted in unproven, not listed */
       r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer || qs[i].any, qs[i].nodes, c->call_limit};
     }
+  free(order);
   free(qs);
   return TS_OK;
 }

@@ -41,6 +41,7 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
   if (len >= TT_LEN_INF && s->opt.futile_rule && s->opt.futile_compare)
     s->salt = (s->salt ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
   SearchResult r = search_solve(s, len);
+  s->root_dn = r.dn;
   if (r.pn == 0) {
     if (mlen) *mlen = r.len;
     return 1;
