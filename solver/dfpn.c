@@ -132,28 +132,28 @@ static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
 
 /* ---------------------------------------------------------------- repetition table */
 
-static void rep_add(Solver *s, uint64_t pk) {
+static void rep_add(Solver *s, uint64_t pk, int rdep) {
   RepTable *r = &s->rep;
   size_t i = pk & r->mask;
   for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
-    if (r->gen[i] != r->cur || r->key[i] == pk) {
-      r->gen[i] = r->cur;
-      r->key[i] = pk;
-      return;
-    }
+    if (r->gen[i] != r->cur || r->key[i] == pk) break;
   }
-  r->gen[pk & r->mask] = r->cur; /* full: overwrite (the table is allowed to forget) */
-  r->key[pk & r->mask] = pk;
+  if (r->gen[i] == r->cur && r->key[i] != pk) i = pk & r->mask; /* full: overwrite (the table is allowed to forget) */
+  r->gen[i] = r->cur;
+  r->key[i] = pk;
+  r->depth[i] = (int16_t)rdep;
 }
 
-static bool rep_has(const Solver *s, uint64_t pk) {
+/* The repeated depth of the disproof kept for path pk; REP_NONE when none is kept. */
+#define REP_NONE (-2)
+static int rep_find(const Solver *s, uint64_t pk) {
   const RepTable *r = &s->rep;
   size_t i = pk & r->mask;
   for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
-    if (r->gen[i] != r->cur) return false;
-    if (r->key[i] == pk) return true;
+    if (r->gen[i] != r->cur) return REP_NONE;
+    if (r->key[i] == pk) return r->depth[i];
   }
-  return false;
+  return REP_NONE;
 }
 
 /* ---------------------------------------------------------------- path */
@@ -167,12 +167,12 @@ static inline void path_pop(Solver *s, int depth) {
   s->rep_filter[s->path_full[depth] & ((1u << REP_BITS) - 1)]--;
 }
 
-/* Is `full` one of the positions at depths [0, depth)? */
-static inline bool path_has(const Solver *s, int depth, uint64_t full) {
-  if (!s->rep_filter[full & ((1u << REP_BITS) - 1)]) return false;
+/* The depth of `full` among the positions at depths [0, depth) (the deepest), REP_NONE when absent. */
+static inline int path_find(const Solver *s, int depth, uint64_t full) {
+  if (!s->rep_filter[full & ((1u << REP_BITS) - 1)]) return REP_NONE;
   for (int d = depth - 2; d >= 0; d -= 2) /* same side to move only */
-    if (s->path_full[d] == full) return true;
-  return false;
+    if (s->path_full[d] == full) return d;
+  return REP_NONE;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -425,18 +425,18 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     bool virt = c->flags & CHILD_VIRTUAL;
     uint32_t est = (c->flags & CHILD_EST) ? c->pn : 0;
     c->flags &= (uint8_t)~CHILD_EST;
-    bool rep = path_has(s, depth + 1, ls[i].full);
+    int rd = path_find(s, depth + 1, ls[i].full);
     TTProbe p;
-    if (!rep) {
+    if (rd == REP_NONE) {
       tt_probe(&s->tt, ls[i].key, ls[i].hand, virt ? child_len_virtual(s, pos, len, c->move) : child_len(len), &p);
       s->tt_probes++;
-      rep = (p.flags & TT_FLAG_REP) && rep_has(s, path_next(pk, c->move, virt));
+      if (p.flags & TT_FLAG_REP) rd = rep_find(s, path_next(pk, c->move, virt));
     }
-    if (rep) {
+    if (rd != REP_NONE) {
       c->pn = PN_INF;
       c->dn = 0;
       c->len = TT_LEN_INF;
-      c->hand = 0;
+      c->hand = (Hand)rd;
       c->flags |= CHILD_REP;
     } else {
       c->pn = p.pn;
@@ -487,7 +487,7 @@ static inline uint32_t order_key_and(const Position *pos, Move m) {
 static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int depth, uint64_t pk, int futsq);
 
 static SearchResult result_make(uint32_t pn, uint32_t dn, int len, Hand h, bool rep) {
-  SearchResult r = {pn, dn, (int16_t)len, h, rep};
+  SearchResult r = {pn, dn, (int16_t)len, h, rep, -1};
   return r;
 }
 
@@ -767,9 +767,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     c->dn = r.dn;
     c->len = r.len;
     c->hand = r.hand;
-    if (r.dn == 0 && r.rep)
+    if (r.dn == 0 && r.rep) {
       c->flags |= CHILD_REP;
-    else
+      c->hand = (Hand)r.rdep;
+    } else
       c->flags &= (uint8_t)~CHILD_REP;
     if (virt) virtual_settle(s, c, best > 0 ? &s->arena[base + (size_t)best - 1] : NULL, len, futsq);
     if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
@@ -824,9 +825,13 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         int nl = len_cut ? len : TT_LEN_INF;
         Hand dp = 0x7fffffffu & ~HAND_BORROW_MASK; /* "every count": reduced below */
         bool rep = false;
+        int rdep = SOLVER_MAX_DEPTH;
         for (int i = 0; i < n; i++) {
           Child *c = &ch[i];
-          rep |= (c->flags & CHILD_REP) != 0;
+          if (c->flags & CHILD_REP) {
+            rep = true;
+            if ((int)c->hand < rdep) rdep = (int)c->hand;
+          }
           int l;
           Hand h = c->hand;
           if (c->flags & CHILD_VIRTUAL) {
@@ -852,12 +857,18 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
           if (!hand_has(hand, (PieceType)t)) dp = hand_set(dp, (PieceType)t, 0);
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, rep);
+        res.rdep = (int16_t)(rep ? rdep : -1);
       } else {
         int bi = -1;
         for (int i = 0; i < n; i++) {
           if (ch[i].dn != 0) continue;
-          if (bi < 0 || ((ch[bi].flags & CHILD_REP) && !(ch[i].flags & CHILD_REP)) ||
-              (((ch[bi].flags ^ ch[i].flags) & CHILD_REP) == 0 && ch[i].len > ch[bi].len))
+          /* a disproof that holds on any path first; among repetitions, the deepest repeated
+           * position (resolved soonest); then the longest */
+          bool brep = ch[bi >= 0 ? bi : i].flags & CHILD_REP, irep = ch[i].flags & CHILD_REP;
+          if (bi < 0 || (brep && !irep) ||
+              (brep && irep && ((int)ch[i].hand > (int)ch[bi].hand ||
+                                ((int)ch[i].hand == (int)ch[bi].hand && ch[i].len > ch[bi].len))) ||
+              (!brep && !irep && ch[i].len > ch[bi].len))
             bi = i;
         }
         Child *c = &ch[bi];
@@ -871,6 +882,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, (c->flags & CHILD_REP) != 0);
+        if (res.rep) res.rdep = (int16_t)c->hand;
         best = bi;
       }
     } else {
@@ -882,8 +894,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
   {
     uint64_t spent = s->nodes - nodes0 + self.amount;
     uint32_t amount = spent > UINT32_MAX ? UINT32_MAX : (uint32_t)spent;
+    /* a disproof through repetitions of this node and its descendants only holds on any path:
+     * whatever way the node is reached, the defender answers as here and the attacker never mates */
+    if (res.dn == 0 && res.rep && res.rdep >= depth) res.rep = false;
     if (res.dn == 0 && res.rep) {
-      rep_add(s, pk);
+      rep_add(s, pk, res.rdep);
       tt_mark_rep(&s->tt, key, hand, len);
     } else {
       tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand, res.len, amount, best_move);
@@ -935,7 +950,7 @@ SearchResult search_at(Solver *s, const Move *path, int n, uint32_t thpn, uint32
   }
   SearchResult r;
   uint64_t full = s->path_full[n];
-  if (n > 0 && path_has(s, n, full))
+  if (n > 0 && path_find(s, n, full) != REP_NONE)
     r = result_make(PN_INF, 0, TT_LEN_INF, 0, true);
   else
     r = mid(s, thpn, thdn, l, n, pk, -1);

@@ -22,6 +22,7 @@ typedef struct {
   int16_t len; /* proven: mate length; disproven: no mate within len */
   Hand hand;   /* proof / disproof hand when solved */
   bool rep;    /* the disproof depends on the path (repetition or depth limit) */
+  int16_t rdep; /* rep: the least depth of a position on the path it repeats (-1: a depth limit) */
 } SearchResult;
 
 /* One child of an expanded node. */
@@ -31,7 +32,7 @@ typedef struct {
   int16_t len;
   uint8_t flags; /* CHILD_* */
   uint8_t pad;
-  Hand hand;
+  Hand hand;      /* with CHILD_REP: the repeated depth (SearchResult.rdep), no hand */
   uint32_t order; /* static ordering key, smaller first on ties */
 } Child;
 
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
   uint64_t *key;
   uint32_t *gen;
+  int16_t *depth; /* the disproof's SearchResult.rdep */
   size_t mask;
   uint32_t cur;
 } RepTable;
