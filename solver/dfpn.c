@@ -135,10 +135,10 @@ static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
 static void rep_add(Solver *s, uint64_t pk, int rdep) {
   RepTable *r = &s->rep;
   size_t i = pk & r->mask;
-  for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
+  int k = 0;
+  for (; k < 8; k++, i = (i + 1) & r->mask)
     if (r->gen[i] != r->cur || r->key[i] == pk) break;
-  }
-  if (r->gen[i] == r->cur && r->key[i] != pk) i = pk & r->mask; /* full: overwrite (the table is allowed to forget) */
+  if (k == 8) i = pk & r->mask; /* full: overwrite (the table is allowed to forget) */
   r->gen[i] = r->cur;
   r->key[i] = pk;
   r->depth[i] = (int16_t)rdep;

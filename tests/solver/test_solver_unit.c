@@ -364,6 +364,72 @@ static void test_table_clear(void **state) {
   solver_free(used);
 }
 
+/* Repetitions: a disproof that rests on a repetition of the node itself or below is kept as a real
+ * one, a disproof through a repetition above it is not, and a child disproven by a repetition keeps
+ * the repeated depth where its hand would be. Every position two plies after a check of a lone rook
+ * and a rook in hand (perpetual checks everywhere, the defender holding every other piece) gets the
+ * same answer from a fresh table and from a table that other such searches filled, in either order. */
+static void test_repetition_paths(void **state) {
+  (void)state;
+  Position root;
+  load("4k4/9/9/9/9/9/9/9/5R3 b R2b4g4s4n4l18p 1", &root);
+  enum { MAXQ = 2048 };
+  Position *qs = malloc(MAXQ * sizeof *qs);
+  assert_non_null(qs);
+  int nq = 0;
+  MoveList checks;
+  movegen_checks(&root, &checks);
+  for (int i = 0; i < checks.size; i++) {
+    Position a = root;
+    Undo u;
+    pos_do_move(&a, checks.moves[i], &u);
+    MoveList replies;
+    movegen_legal(&a, &replies);
+    for (int j = 0; j < replies.size && nq < MAXQ; j++) {
+      qs[nq] = a;
+      pos_do_move(&qs[nq], replies.moves[j], &u);
+      if (qs[nq].checkers == 0) nq++;
+    }
+  }
+  assert_true(nq > 100);
+  SolverOptions o;
+  solver_options_default(&o);
+  o.hash_mb = 16;
+  o.prove_exact = false;
+  o.max_nodes = 3000;
+  Solver *s = solver_create(&o);
+  assert_non_null(s);
+  int *fresh = malloc((size_t)nq * sizeof *fresh);
+  assert_non_null(fresh);
+  int decided = 0, nomate = 0;
+  for (int i = 0; i < nq; i++) {
+    SolveResult r;
+    solver_clear(s);
+    assert_int_equal(solver_solve(s, &qs[i], &r), TS_OK);
+    fresh[i] = r.status;
+    decided += r.status != SOLVE_UNKNOWN;
+    nomate += r.status == SOLVE_NOMATE;
+  }
+  assert_true(nomate > 30); /* 323 positions: 90 decided within the limit, 44 of them no mate */
+  assert_true(decided > nq / 5);
+  for (int pass = 0; pass < 2; pass++) {
+    solver_clear(s);
+    for (int k = 0; k < nq; k++) {
+      int i = pass == 0 ? k : nq - 1 - k;
+      SolveResult r;
+      assert_int_equal(solver_solve(s, &qs[i], &r), TS_OK);
+      if (r.status != SOLVE_UNKNOWN && fresh[i] != SOLVE_UNKNOWN && (int)r.status != fresh[i]) {
+        char b[SFEN_MAX];
+        sfen_write(&qs[i], b, sizeof b);
+        fail_msg("%s: %d with a fresh table, %d after the others (pass %d)", b, fresh[i], r.status, pass);
+      }
+    }
+  }
+  free(fresh);
+  free(qs);
+  solver_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api),
@@ -371,6 +437,7 @@ int main(void) {
       cmocka_unit_test(test_checkgen_and_mate1),
       cmocka_unit_test(test_futile_gap),
       cmocka_unit_test(test_table_clear),
+      cmocka_unit_test(test_repetition_paths),
   };
   return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
 }
