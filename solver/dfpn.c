@@ -364,6 +364,23 @@ static inline uint32_t escape_estimate(const Position *pos, const PosNear *nr, S
   return 1 + (uint32_t)bb_popcount_sparse(b & ~pos_near_after(nr, pos, m, b, occ & ~BB_SQ[k]));
 }
 
+/* A child disproven by a repetition keeps the repeated depth in its hand field (search.h). */
+static inline void child_set_rep(Child *c, int rdep) {
+  c->flags |= CHILD_REP;
+  c->hand = (Hand)rdep;
+}
+
+static inline int child_rep_depth(const Child *c) { return (int)c->hand; }
+
+/* At a disproven AND node, is x a better witness than y: one that holds on any path first, among
+ * repetitions the deepest repeated position (resolved soonest), then the longest. */
+static inline bool and_disproof_better(const Child *x, const Child *y) {
+  bool xr = x->flags & CHILD_REP, yr = y->flags & CHILD_REP;
+  if (xr != yr) return !xr;
+  if (xr && child_rep_depth(x) != child_rep_depth(y)) return child_rep_depth(x) > child_rep_depth(y);
+  return x->len > y->len;
+}
+
 /* A virtual child proven (its capture-and-hand-back position mated) stands only
  * when the rule's second part holds too (samemate.c): else it is no way to mate,
  * for any budget (or for this budget). A stopped question leaves it open. An
@@ -436,8 +453,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->pn = PN_INF;
       c->dn = 0;
       c->len = TT_LEN_INF;
-      c->hand = (Hand)rd;
-      c->flags |= CHILD_REP;
+      child_set_rep(c, rd);
     } else {
       c->pn = p.pn;
       c->dn = p.dn;
@@ -767,10 +783,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     c->dn = r.dn;
     c->len = r.len;
     c->hand = r.hand;
-    if (r.dn == 0 && r.rep) {
-      c->flags |= CHILD_REP;
-      c->hand = (Hand)r.rdep;
-    } else
+    if (r.dn == 0 && r.rep)
+      child_set_rep(c, r.rdep);
+    else
       c->flags &= (uint8_t)~CHILD_REP;
     if (virt) virtual_settle(s, c, best > 0 ? &s->arena[base + (size_t)best - 1] : NULL, len, futsq);
     if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
@@ -830,7 +845,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
           Child *c = &ch[i];
           if (c->flags & CHILD_REP) {
             rep = true;
-            if ((int)c->hand < rdep) rdep = (int)c->hand;
+            if (child_rep_depth(c) < rdep) rdep = child_rep_depth(c);
           }
           int l;
           Hand h = c->hand;
@@ -860,17 +875,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         res.rdep = (int16_t)(rep ? rdep : -1);
       } else {
         int bi = -1;
-        for (int i = 0; i < n; i++) {
-          if (ch[i].dn != 0) continue;
-          /* a disproof that holds on any path first; among repetitions, the deepest repeated
-           * position (resolved soonest); then the longest */
-          bool brep = ch[bi >= 0 ? bi : i].flags & CHILD_REP, irep = ch[i].flags & CHILD_REP;
-          if (bi < 0 || (brep && !irep) ||
-              (brep && irep && ((int)ch[i].hand > (int)ch[bi].hand ||
-                                ((int)ch[i].hand == (int)ch[bi].hand && ch[i].len > ch[bi].len))) ||
-              (!brep && !irep && ch[i].len > ch[bi].len))
-            bi = i;
-        }
+        for (int i = 0; i < n; i++)
+          if (ch[i].dn == 0 && (bi < 0 || and_disproof_better(&ch[i], &ch[bi]))) bi = i;
         Child *c = &ch[bi];
         int nl = c->len >= TT_LEN_INF ? TT_LEN_INF : c->len + 1;
         if ((c->flags & CHILD_FUTCAND) && nl > len) nl = len;
@@ -882,7 +888,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, (c->flags & CHILD_REP) != 0);
-        if (res.rep) res.rdep = (int16_t)c->hand;
+        if (res.rep) res.rdep = (int16_t)child_rep_depth(c);
         best = bi;
       }
     } else {
