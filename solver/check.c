@@ -265,7 +265,10 @@ static int mated_within(Checker *c, const Position *q, int L, int *len) {
  * unless it counted an interposition futile without asking, and then the
  * bounded question "mated within CHECK_ANY_MATE?" gives one. */
 static int mated_at_all(Checker *c, const Position *q, int *len) {
-  int m = TT_LEN_INF, k = mated_within(c, q, TT_LEN_INF, &m);
+  int m = TT_LEN_INF;
+  c->s->expect_nomate = true; /* most deviations from a line do not mate: their answer is a disproof */
+  int k = mated_within(c, q, TT_LEN_INF, &m);
+  c->s->expect_nomate = false;
   if (k <= 0) return k;
   if (m > CHECK_ANY_MATE) {
     m = CHECK_ANY_MATE;

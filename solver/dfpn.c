@@ -698,9 +698,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint32_t sum = 0, min1 = PN_INF, min2 = PN_INF;
     best = -1;
     if (or_node) {
+      uint32_t max_dn = 0;
       for (int i = 0; i < n; i++) {
         Child *c = &ch[i];
         sum = sat_add(sum, c->dn);
+        if (c->dn > max_dn) max_dn = c->dn;
         if (best < 0) {
           min1 = c->pn;
           best = i;
@@ -713,7 +715,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
       }
       pn = min1;
-      dn = sum;
+      /* a question expecting no mate: checks share much of their refutations (the same
+       * escapes, the same squares), so the rest add half their disproof numbers */
+      dn = s->expect_nomate && sum > max_dn ? sat_add(max_dn, (sum - max_dn) / 2) : sum;
       if (pn == 0) dn = PN_INF;
       if (pn >= PN_INF) dn = 0;
     } else {

@@ -86,6 +86,7 @@ struct Solver {
   uint64_t salt;  /* mixes the attacker colour and the material into every key */
   bool futile;    /* 無駄合 candidates get virtual children (bounded searches only) */
   bool depth_hit;
+  bool expect_nomate; /* attacker nodes add the disproof numbers of all but the largest at half */
   int pds_mode;   /* 0 df-pn thresholds, 1 PDS thresholds (no second-best bound) */
   int sel_depth;
 
