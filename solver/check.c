@@ -519,6 +519,7 @@ typedef struct {
   bool longer; /* an attacker alternative with no mate within the plies left: its
                 * question is whether it mates at all (at any length) */
   bool any;    /* an attacker alternative first asked whether it mates at all */
+  bool mates;  /* an attacker alternative proven to mate, its length or kind not yet settled */
   uint64_t nodes; /* spent on it so far */
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
 } Question;
@@ -566,10 +567,12 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
       qu->longer = true;
       return 1;
     }
+    qu->mates = true;
   }
   m = R - 1;
   int k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
+  if (k > 0) qu->mates = true;
   if (k > 0 && p == n - 1) {
     /* another mate in one: tolerated, but not in a one-move problem (flaw_add) */
     flaw_alt_line(c, flaw_add(c, r, FLAW_LAST_MOVE_ALT, p, qu->alt), &q, 0);
@@ -598,6 +601,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   k = mated_at_all(c, &q, &m);
   if (k < 0) return 0;
   if (k == 0) return 1;
+  qu->mates = true;
   /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
   int v = value_above(c, &q, R + 1, m);
   if (v < 0) return 0;
@@ -738,12 +742,15 @@ static bool pass_limit(const Checker *c, bool first, uint64_t prev, uint64_t *li
   return true;
 }
 
-/* The order of a pass after the first: least disproof number first, where the
- * last search stopped (the paper's order of candidates, on the side that settles
- * most of them: nearly every alternative is refuted), the line's order among equals. */
+/* The order of a pass after the first: alternatives proven to mate first, then least
+ * disproof number first, where the last search stopped (the paper's order of candidates,
+ * on the side that settles most of them: nearly every alternative is refuted), the line's
+ * order among equals. */
 static int question_cmp(const void *a, const void *b, void *ctx) {
   const Question *qs = ctx;
   int i = *(const int *)a, j = *(const int *)b;
+  /* a mate proven goes first: only its length or its kind (a flaw, or a detour) is left */
+  if (qs[i].mates != qs[j].mates) return qs[i].mates ? -1 : 1;
   if (qs[i].dn != qs[j].dn) return qs[i].dn < qs[j].dn ? -1 : 1;
   return i - j;
 }
