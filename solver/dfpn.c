@@ -491,22 +491,8 @@ static inline uint32_t order_key_or(const Position *pos, const uint8_t *dist4, M
   return k;
 }
 
-int g_var = -1;
 static inline uint32_t order_key_and(const Position *pos, Move m) {
   if (move_is_drop(m)) return 100 + (uint32_t)move_drop_type(m);
-  if (g_var == 1 && piece_type(move_piece(m)) == KING) {
-    Square to = move_to(m);
-    Bitboard nb = STEP_ATTACKS[pos->side][KING][to];
-    uint32_t a = (uint32_t)bb_popcount_sparse(nb & pos->by_color[color_flip(pos->side)]);
-    uint32_t f = (uint32_t)bb_popcount_sparse(nb & ~pos_occupied(pos));
-    return (pos->board[to] ? 0 : 10) + 2 * a + (8 - f);
-  }
-  if (g_var == 2 && piece_type(move_piece(m)) == KING) {
-    Square to = move_to(m);
-    Bitboard nb = STEP_ATTACKS[pos->side][KING][to];
-    uint32_t f = (uint32_t)bb_popcount_sparse(nb & ~pos_occupied(pos));
-    return (pos->board[to] ? 0 : 10) + (8 - f);
-  }
   if (pos->board[move_to(m)]) return 0;
   if (piece_type(move_piece(m)) == KING) return 10;
   return 20;
@@ -946,7 +932,6 @@ SearchResult search_root(Solver *s, uint32_t thpn, uint32_t thdn, int len) {
 }
 
 SearchResult search_solve(Solver *s, int len) {
-  if (g_var < 0) g_var = getenv("GVAR") ? atoi(getenv("GVAR")) : 0;
   SearchResult r;
   for (;;) {
     r = search_root(s, PN_INF - 1, PN_INF - 1, len);
