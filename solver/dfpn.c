@@ -381,6 +381,16 @@ static inline bool and_disproof_better(const Child *x, const Child *y) {
   return x->len > y->len;
 }
 
+/* An OR node's disproof number in a search that expects no mate: the checks of one node share
+ * much of their refutations (the same escapes, the same squares), so all but the largest add
+ * half their disproof numbers (sum: their plain sum). */
+static inline uint32_t or_dn_expecting_nomate(const Child *ch, int n, uint32_t sum) {
+  uint32_t max = 0;
+  for (int i = 0; i < n; i++)
+    if (ch[i].dn > max) max = ch[i].dn;
+  return sum > max ? sat_add(max, (sum - max) / 2) : sum;
+}
+
 /* A virtual child proven (its capture-and-hand-back position mated) stands only
  * when the rule's second part holds too (samemate.c): else it is no way to mate,
  * for any budget (or for this budget). A stopped question leaves it open. An
@@ -698,11 +708,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint32_t sum = 0, min1 = PN_INF, min2 = PN_INF;
     best = -1;
     if (or_node) {
-      uint32_t max_dn = 0;
       for (int i = 0; i < n; i++) {
         Child *c = &ch[i];
         sum = sat_add(sum, c->dn);
-        if (c->dn > max_dn) max_dn = c->dn;
         if (best < 0) {
           min1 = c->pn;
           best = i;
@@ -715,9 +723,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
       }
       pn = min1;
-      /* a question expecting no mate: checks share much of their refutations (the same
-       * escapes, the same squares), so the rest add half their disproof numbers */
-      dn = s->expect_nomate && sum > max_dn ? sat_add(max_dn, (sum - max_dn) / 2) : sum;
+      dn = s->expect_nomate ? or_dn_expecting_nomate(ch, n, sum) : sum;
       if (pn == 0) dn = PN_INF;
       if (pn >= PN_INF) dn = 0;
     } else {
