@@ -522,7 +522,35 @@ typedef struct {
   bool mates;  /* an attacker alternative proven to mate, its length or kind not yet settled */
   uint64_t nodes; /* spent on it so far */
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
+  int flaw;       /* a fatal flaw it proved before its length or kind was settled (index in
+                   * the report's flaws, the flaw completed when they are), -1: none */
 } Question;
+
+/* The flaw of question qu: the one it added in an earlier pass, now completed (kind
+ * and length), else a new one. */
+static CheckFlaw *flaw_of(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, Move alt) {
+  if (qu->flaw < 0) return flaw_add(c, r, k, ply0, alt);
+  CheckFlaw *f = &r->flaws[qu->flaw];
+  f->kind = k;
+  f->tolerated = check_kind_tolerated(&c->opt, k);
+  f->alt_length = -1;
+  f->alt_length_min = 0;
+  qu->flaw = -1;
+  return f;
+}
+
+/* A question that proved a fatal flaw whose kind or length the budget left open: the flaw
+ * with the kind it is when nothing more is known, mating in at least min plies; the question
+ * stays open and completes it when it is settled. */
+static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, int min) {
+  if (qu->flaw >= 0) return;
+  CheckFlaw *f = flaw_add(c, r, k, ply0, qu->alt);
+  if (!f) return;
+  f->alt_length_min = min;
+  f->alt_line[0] = qu->alt;
+  f->alt_line_len = 1;
+  qu->flaw = (int)(f - r->flaws);
+}
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
  * for the report; falls back to found when out of budget. */
@@ -604,10 +632,14 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   qu->mates = true;
   /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
   int v = value_above(c, &q, R + 1, m);
-  if (v < 0) return 0;
+  if (v < 0) {
+    /* in a one-move problem another check that mates is 余詰 whatever its length */
+    if (n == 1) flaw_unsettled(c, r, qu, FLAW_YOZUME, p, R + 2);
+    return 0;
+  }
   FlawKind kind = n == 1 ? FLAW_YOZUME : alternative_kind(c, r, p, qu->alt, &q, v);
   if (kind == FLAW_KIND_NB) return 0;
-  CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
+  CheckFlaw *f = flaw_of(c, r, qu, kind, p, qu->alt);
   flaw_alt_line(c, f, &q, v);
   return 1;
 }
@@ -648,7 +680,7 @@ static bool line_ends_with_hand(Checker *c, const Position *q, int v, bool *know
 }
 
 /* A defender reply. 1 answered (a flaw added when it is one), 0 out of budget. */
-static int defender_question(Checker *c, CheckReport *r, const Question *qu, bool line_komaamari) {
+static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line_komaamari) {
   int p = qu->ply, n = r->line_length, R = n - p; /* plies left, the reply included */
   const Position *at = &c->main[p];
   bool futile_defence = false; /* no other reply lasts R - 1 plies: futile interpositions that do are the defences */
@@ -697,16 +729,22 @@ static int defender_question(Checker *c, CheckReport *r, const Question *qu, boo
     int m = CHECK_ANY_MATE, k2 = mated_at_all(c, &q, &m);
     v = k2 < 0 ? SOLVER_VALUE_UNKNOWN : k2 == 0 ? SOLVER_VALUE_NONE : value_above(c, &q, R + 1, m);
     if (v == SOLVER_VALUE_NONE && k2 > 0) v = SOLVER_VALUE_UNKNOWN; /* mated, but not within the bound */
+    /* mated, and later than the line: a longer defence (変長 when its line ends with pieces left),
+     * a fatal flaw before its length is known */
+    if (k2 > 0 && v == SOLVER_VALUE_UNKNOWN) flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, R + 2);
     if (v == SOLVER_VALUE_UNKNOWN) return 0;
     if (v == SOLVER_VALUE_NONE) {
-      flaw_add(c, r, FLAW_NOMATE, p, qu->alt);
+      flaw_of(c, r, qu, FLAW_NOMATE, p, qu->alt);
       return 1;
     }
     bool known, left = line_ends_with_hand(c, &q, v, &known);
-    if (!known) return 0;
+    if (!known) {
+      flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, v + 1);
+      return 0;
+    }
     kind = left ? FLAW_HENCHOU : FLAW_NOT_LONGEST_DEFENCE;
   }
-  CheckFlaw *f = flaw_add(c, r, kind, p, qu->alt);
+  CheckFlaw *f = flaw_of(c, r, qu, kind, p, qu->alt);
   flaw_alt_line(c, f, &q, v);
   return 1;
 }
@@ -776,7 +814,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         }
         qs = t;
       }
-      qs[nq++] = (Question){.ply = p, .alt = l.moves[i]};
+      qs[nq++] = (Question){.ply = p, .alt = l.moves[i], .flaw = -1};
     }
   }
   int *order = malloc((size_t)(nq ? nq : 1) * sizeof *order);
@@ -818,8 +856,9 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (ok) {
         qs[i].done = true;
         left--;
-        if (c->opt.first_flaw && r->nflaws > before && !r->flaws[r->nflaws - 1].tolerated) stop = true;
       }
+      /* a fatal flaw, settled or not yet in its kind or length */
+      if (c->opt.first_flaw && r->nflaws > before && !r->flaws[r->nflaws - 1].tolerated) stop = true;
       if (c->out_of_budget) stop = true;
     }
   }

@@ -58,5 +58,22 @@ print("ok" if good else o)' <"$W/open.json")"
 "$T" check --json --line "$LINE" "$TWO" | head -1 | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); sys.exit("open" in o)' \
   && ok "a settled check has no open list" || bad "a settled check has an open list"
 
+# a fatal flaw proven before its length: zukou-023's reply 7b7d at ply 2 is mated, but later than the
+# line, and its exact length needs more than the budget: the problem is flawed at once, the flaw
+# names the least length, and the question stays listed as open
+Z23="4g4/1Slg1+P3/+rs1kp4/1L2s4/p+R1s5/2N6/9/9/9 b 2BN2g2n2l15p 1"
+L23="B*7d 6e7d 8e6e 7d6e B*8e 7b7d N*7e 6c7b 7e8c+ 7b6a S*7b 6b7b 8c7b 6a7b 8e9d 9c9d G*7c 7b6a 8b7a+ 6a7a 8d8b+ 7a6a 8b7b"
+"$T" check --json --nodes 3000000 --line "$L23" "$Z23" | head -1 >"$W/z23.json"
+expect "a longer defence before its length: flawed, the flaw at ply 2, at least 24 plies, the question open" "ok" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+f=[x for x in o["flaws"] if x["ply"]==2 and x["alt"]=="7b7d"]
+good=o["verdict"]=="flawed" and len(f)==1 and f[0]["kind"]=="not-longest-defence" and not f[0]["tolerated"]
+good=good and f[0]["alt_length"]==-1 and f[0]["alt_length_min"]==24 and f[0]["alt_line"]==["7b7d"]
+good=good and any(q["ply"]==2 and q["alt"]=="7b7d" and q["question"]=="defence" for q in o["open"])
+print("ok" if good else o)' <"$W/z23.json")"
+"$T" check --nodes 3000000 --line "$L23" "$Z23" >"$W/z23.txt"
+expect "... and in the text: the least length, not settled" 1 "$(grep -c '(7b7d), mate in 24 or more (its length not settled within the budget)' "$W/z23.txt")"
+
 [ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
 exit $fail
