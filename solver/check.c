@@ -780,13 +780,16 @@ static bool pass_limit(const Checker *c, bool first, uint64_t prev, uint64_t *li
   return true;
 }
 
-/* The order of a pass after the first: alternatives proven to mate first, then least
+/* The order of a pass after the first: alternatives proven to mate first, flaws reported
+ * before their length was settled last, and in between least
  * disproof number first, where the last search stopped (the paper's order of candidates,
  * on the side that settles most of them: nearly every alternative is refuted), the line's
  * order among equals. */
 static int question_cmp(const void *a, const void *b, void *ctx) {
   const Question *qs = ctx;
   int i = *(const int *)a, j = *(const int *)b;
+  /* a fatal flaw already reported, its length not settled, goes last: what is left adds no flaw */
+  if ((qs[i].flaw >= 0) != (qs[j].flaw >= 0)) return qs[i].flaw >= 0 ? 1 : -1;
   /* a mate proven goes first: only its length or its kind (a flaw, or a detour) is left */
   if (qs[i].mates != qs[j].mates) return qs[i].mates ? -1 : 1;
   if (qs[i].dn != qs[j].dn) return qs[i].dn < qs[j].dn ? -1 : 1;
