@@ -305,6 +305,19 @@ static int line_from(Checker *c, const Position *p, int v) {
 
 /* ---- report -------------------------------------------------------------- */
 
+/* A flaw of kind k at the 0-based ply0, alt its move, nothing else known yet (no length, no line). */
+static void flaw_fill(const Checker *c, const CheckReport *r, CheckFlaw *f, FlawKind k, int ply0, Move alt) {
+  memset(f, 0, sizeof *f);
+  f->kind = k;
+  f->ply = ply0 + 1;
+  f->move = ply0 < r->line_length ? r->line[ply0] : MOVE_NONE;
+  f->alt = alt;
+  f->alt_length = -1;
+  f->tolerated = check_kind_tolerated(&c->opt, k);
+  /* a one-move problem with two mating moves has no single answer */
+  if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+}
+
 static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt) {
   if (r->nflaws >= c->opt.max_alts && k != FLAW_ILLEGAL && k != FLAW_NOT_CHECK && k != FLAW_NOT_MATE) {
     r->flaws_dropped++;
@@ -332,15 +345,7 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
   }
   c->flaw_q[r->nflaws] = c->cur_q;
   CheckFlaw *f = &r->flaws[r->nflaws++];
-  memset(f, 0, sizeof *f);
-  f->kind = k;
-  f->ply = ply0 + 1;
-  f->move = ply0 < r->line_length ? r->line[ply0] : MOVE_NONE;
-  f->alt = alt;
-  f->alt_length = -1;
-  f->tolerated = check_kind_tolerated(&c->opt, k);
-  /* a one-move problem with two mating moves has no single answer */
-  if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
+  flaw_fill(c, r, f, k, ply0, alt);
   if (!f->tolerated && !r->first_flaw_nodes) {
     r->first_flaw_nodes = c->nodes ? c->nodes : 1;
     r->first_flaw_ms = solver_now_ms() - c->t0;
@@ -531,10 +536,7 @@ typedef struct {
 static CheckFlaw *flaw_of(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, Move alt) {
   if (qu->flaw < 0) return flaw_add(c, r, k, ply0, alt);
   CheckFlaw *f = &r->flaws[qu->flaw];
-  f->kind = k;
-  f->tolerated = check_kind_tolerated(&c->opt, k);
-  f->alt_length = -1;
-  f->alt_length_min = 0;
+  flaw_fill(c, r, f, k, ply0, alt);
   qu->flaw = -1;
   return f;
 }
@@ -729,10 +731,12 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     int m = CHECK_ANY_MATE, k2 = mated_at_all(c, &q, &m);
     v = k2 < 0 ? SOLVER_VALUE_UNKNOWN : k2 == 0 ? SOLVER_VALUE_NONE : value_above(c, &q, R + 1, m);
     if (v == SOLVER_VALUE_NONE && k2 > 0) v = SOLVER_VALUE_UNKNOWN; /* mated, but not within the bound */
-    /* mated, and later than the line: a longer defence (変長 when its line ends with pieces left),
-     * a fatal flaw before its length is known */
-    if (k2 > 0 && v == SOLVER_VALUE_UNKNOWN) flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, R + 2);
-    if (v == SOLVER_VALUE_UNKNOWN) return 0;
+    if (v == SOLVER_VALUE_UNKNOWN) {
+      /* mated, and later than the line: a longer defence (変長 when its line ends with pieces
+       * left), a fatal flaw before its length is known */
+      if (k2 > 0) flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, R + 2);
+      return 0;
+    }
     if (v == SOLVER_VALUE_NONE) {
       flaw_of(c, r, qu, FLAW_NOMATE, p, qu->alt);
       return 1;
