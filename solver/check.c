@@ -31,6 +31,8 @@
 #define CHECK_ANY_MATE 4001
 /* Remainders from which an attacker alternative is first asked whether it mates at all. */
 #define CHECK_ANY_FIRST 9
+/* Node limit of the first "mated at all?" search after a defender reply (a long remainder). */
+#define PROBE_NODES 20000
 /* Questions costing at least this many nodes are written to the trace. */
 #define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
@@ -279,6 +281,16 @@ static int mated_at_all(Checker *c, const Position *q, int *len) {
   return 1;
 }
 
+/* "Mated at all?" within PROBE_NODES (and the question's limit), searched for a proof:
+ * 1 yes, 0 no, -1 not settled. */
+static int mated_probe(Checker *c, const Position *q, int *len) {
+  uint64_t lim = c->call_limit;
+  if (!lim || lim > PROBE_NODES) c->call_limit = PROBE_NODES;
+  int k = mated_within(c, q, TT_LEN_INF, len);
+  c->call_limit = lim;
+  return k;
+}
+
 static int interpose_futile(Checker *c, const Position *p, Move d, int R) {
   if (!budget(c)) return -1;
   int f = solver_interpose_futile(c->s, p, d, c->att, R);
@@ -524,7 +536,9 @@ typedef struct {
   bool longer; /* an attacker alternative with no mate within the plies left: its
                 * question is whether it mates at all (at any length) */
   bool any;    /* an attacker alternative first asked whether it mates at all */
-  bool mates;  /* an attacker alternative proven to mate, its length or kind not yet settled */
+  bool mates;  /* an alternative proven to mate, its length or kind not yet settled */
+  bool probed; /* a defender reply: its first cheap "mated at all?" search was made */
+  int mate_max; /* with mates: the length of a mate found (an upper bound), 0 when none is known */
   uint64_t nodes; /* spent on it so far */
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
   int flaw;       /* a fatal flaw it proved before its length or kind was settled (index in
@@ -576,6 +590,13 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
   return j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
 }
 
+/* Question qu's alternative is proven to mate, in m plies or fewer (m: a length found, or
+ * none known: TT_LEN_INF, CHECK_ANY_MATE). */
+static void mates_found(Question *qu, int m) {
+  qu->mates = true;
+  if (m > 0 && m < CHECK_ANY_MATE && (!qu->mate_max || m < qu->mate_max)) qu->mate_max = m;
+}
+
 /*
  * An attacker alternative: another check at ply p after which the defender is
  * mated at all, whatever the length (the flaw-check paper: 作意以外の王手でも詰ますことが
@@ -597,12 +618,12 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
       qu->longer = true;
       return 1;
     }
-    qu->mates = true;
+    mates_found(qu, m);
   }
   m = R - 1;
   int k = mated_within(c, &q, R - 1, &m);
   if (k < 0) return 0;
-  if (k > 0) qu->mates = true;
+  if (k > 0) mates_found(qu, m);
   if (k > 0 && p == n - 1) {
     /* another mate in one: tolerated, but not in a one-move problem (flaw_add) */
     flaw_alt_line(c, flaw_add(c, r, FLAW_LAST_MOVE_ALT, p, qu->alt), &q, 0);
@@ -631,7 +652,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   k = mated_at_all(c, &q, &m);
   if (k < 0) return 0;
   if (k == 0) return 1;
-  qu->mates = true;
+  mates_found(qu, m);
   /* a longer mate: its exact length, from R + 1 (nothing shorter mates) */
   int v = value_above(c, &q, R + 1, m);
   if (v < 0) {
@@ -696,6 +717,20 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
   Position q = *at;
   Undo u;
   pos_do_move(&q, qu->alt, &u);
+  if (!qu->probed && !qu->mates && R - 1 >= CHECK_ANY_FIRST) {
+    /* A cheap unbounded search first, once: a mate is usually found at once whatever its
+     * length, where "not within R - 3" and "not within R - 1" may each take millions of
+     * nodes. A reply proven mated goes first in later passes (a longer defence is a fatal
+     * flaw); one proven never mated escapes: 不詰 (it cannot be a futile interposition
+     * either, which a capture would mate). */
+    qu->probed = true;
+    int m0 = 0, k0 = mated_probe(c, &q, &m0);
+    if (k0 == 0) {
+      flaw_of(c, r, qu, FLAW_NOMATE, p, qu->alt);
+      return 1;
+    }
+    if (k0 > 0) mates_found(qu, m0);
+  }
   int k = mated_within(c, &q, R - 3, NULL);
   if (k < 0) return 0;
   if (k > 0) return 1; /* a shorter defence: no flaw, futile or not */
@@ -715,6 +750,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
   int v;
   if (k > 0) {
     v = R - 1;
+    mates_found(qu, v);
     bool known, left = line_ends_with_hand(c, &q, v, &known);
     if (!known) return 0;
     if (left) return 1;                  /* the line's defence wins the 駒余り tie-break */
@@ -729,6 +765,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
   } else {
     /* no mate within the line's length: a longer one, or none */
     int m = CHECK_ANY_MATE, k2 = mated_at_all(c, &q, &m);
+    if (k2 > 0) mates_found(qu, m);
     v = k2 < 0 ? SOLVER_VALUE_UNKNOWN : k2 == 0 ? SOLVER_VALUE_NONE : value_above(c, &q, R + 1, m);
     if (v == SOLVER_VALUE_NONE && k2 > 0) v = SOLVER_VALUE_UNKNOWN; /* mated, but not within the bound */
     if (v == SOLVER_VALUE_UNKNOWN) {
@@ -876,7 +913,8 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (r->nopen == r->open_cap && !grow((void **)&r->open, &r->open_cap, r->open_cap ? 2 * r->open_cap : 16,
                                            sizeof *r->open))
         continue; /* counted in unproven, not listed */
-      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer || qs[i].any, qs[i].nodes, c->call_limit};
+      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer || qs[i].any, qs[i].nodes, c->call_limit,
+                                            qs[i].mates, qs[i].mate_max ? qs[i].mate_max + 1 : 0};
     }
   free(order);
   free(qs);

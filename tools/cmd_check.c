@@ -679,9 +679,16 @@ static void print_open(const CheckItem *it) {
       snprintf(limit, sizeof limit, "%llu nodes a try", (unsigned long long)o->limit);
     else
       snprintf(limit, sizeof limit, "the rest of the budget");
-    printf("    ply %d %s (%s): %s; %llu nodes spent, last %s\n", o->ply, kif, mv,
-           o->ply % 2 ? (o->longer ? "does it mate at any length?" : "does it mate within the line's length?")
-                      : "how long does the attacker need after it?",
+    char mates[64] = "";
+    if (o->mates && o->mate_max > 0)
+      snprintf(mates, sizeof mates, " (it %s, in %d plies or fewer)", o->ply % 2 ? "mates" : "is mated", o->mate_max);
+    else if (o->mates)
+      snprintf(mates, sizeof mates, " (it %s)", o->ply % 2 ? "mates" : "is mated");
+    const char *q = o->ply % 2 == 0 ? "how long does the attacker need after it?"
+                    : o->mates     ? "how long is its mate, and is it a flaw?"
+                    : o->longer    ? "does it mate at any length?"
+                                   : "does it mate within the line's length?";
+    printf("    ply %d %s (%s): %s%s; %llu nodes spent, last %s\n", o->ply, kif, mv, q, mates,
            (unsigned long long)o->nodes, limit);
   }
   if (r->nopen > CHECK_OPEN_SHOWN) printf("    ... and %d more (--json lists them all)\n", r->nopen - CHECK_OPEN_SHOWN);

@@ -64,16 +64,33 @@ print("ok" if good else o)' <"$W/open.json")"
 Z23="4g4/1Slg1+P3/+rs1kp4/1L2s4/p+R1s5/2N6/9/9/9 b 2BN2g2n2l15p 1"
 L23="B*7d 6e7d 8e6e 7d6e B*8e 7b7d N*7e 6c7b 7e8c+ 7b6a S*7b 6b7b 8c7b 6a7b 8e9d 9c9d G*7c 7b6a 8b7a+ 6a7a 8d8b+ 7a6a 8b7b"
 "$T" check --json --nodes 3000000 --line "$L23" "$Z23" | head -1 >"$W/z23.json"
-expect "a longer defence before its length: flawed, the flaw at ply 2, at least 24 plies, the question open" "ok" "$(python3 -c '
+expect "a longer defence before its length: flawed, the flaw at ply 2, at least 24 plies, the question open, proven mated" "ok" "$(python3 -c '
 import json,sys
 o=json.loads(sys.stdin.readline())
 f=[x for x in o["flaws"] if x["ply"]==2 and x["alt"]=="7b7d"]
 good=o["verdict"]=="flawed" and len(f)==1 and f[0]["kind"]=="not-longest-defence" and not f[0]["tolerated"]
 good=good and f[0]["alt_length"]==-1 and f[0]["alt_length_min"]==24 and f[0]["alt_line"]==["7b7d"]
-good=good and any(q["ply"]==2 and q["alt"]=="7b7d" and q["question"]=="defence" for q in o["open"])
+q=[q for q in o["open"] if q["ply"]==2 and q["alt"]=="7b7d"]
+good=good and len(q)==1 and q[0]["question"]=="defence" and q[0].get("mates") is True
+good=good and 24 <= q[0].get("mate_length_max", 0) <= 60
 print("ok" if good else o)' <"$W/z23.json")"
 "$T" check --nodes 3000000 --line "$L23" "$Z23" >"$W/z23.txt"
 expect "... and in the text: the least length, not settled" 1 "$(grep -c '(7b7d), mate in 24 or more (its length not settled within the budget)' "$W/z23.txt")"
+expect "... and the open question says the reply is mated, with a length found" 1 "$(grep -c '^    ply 2 .*(7b7d): how long does the attacker need after it? (it is mated, in [0-9]* plies or fewer)' "$W/z23.txt")"
+
+# a reply after which a mate is found at once, whatever its length, is marked mated while the bounded
+# questions that would settle its length are still open (zukou-031's 8c9b at ply 4: mated in 22 at
+# most, where the line has 20 plies from it on)
+Z31="n1gg5/1pPS5/3r5/kLRp5/2+B1Nb3/9/9/9/9 b N2g3sn3l15p 1"
+L31="8d8c+ 9d8c 7d8d 8c7b 5e6c+ 4e6c R*7c 7b8a 6b7a+ 6a7a G*9b 8a9b 7e7d 6c7d 8d9d 9b8a 9d9b+ 8a9b N*8d 9b8a 7c7a+ 8a7a G*7b"
+"$T" check --json --nodes 1000000 --line "$L31" "$Z31" | head -1 >"$W/z31.json"
+expect "an open reply proven mated says so, with the length of the mate found" "ok" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+q=[q for q in o.get("open",[]) if q["ply"]==4 and q["alt"]=="8c9b"]
+good=len(q)==1 and q[0]["question"]=="defence" and q[0].get("mates") is True and 21 <= q[0].get("mate_length_max",0) <= 22
+good=good and all("mate_length_max" not in x or x.get("mates") for x in o["open"])
+print("ok" if good else o)' <"$W/z31.json")"
 
 [ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
 exit $fail

@@ -754,7 +754,10 @@ function renderCheck() {
     const li = document.createElement('li');
     li.dataset.ply = String(o.ply);
     const alt = moveNameAt(base, o.ply, o.alt);
-    li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question} ${fmtNodes(o.nodes)} nodes`;
+    // proven to mate, only its length or kind open: a likely flaw
+    const mates = !o.mates ? '' : o.mate_length_max > 0 ? ` 詰みあり (${o.mate_length_max}手以内) mates` : ' 詰みあり mates';
+    li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question}${mates} ${fmtNodes(o.nodes)} nodes`;
+    if (o.mates) li.classList.add('mates');
     li.title = '盤上で表示 show this move on the board';
     li.addEventListener('click', () => openVariation(o.ply, [o.alt], `${o.ply}手目 未解決 open`));
     openList.appendChild(li);
