@@ -248,6 +248,9 @@ Checker *checker_take(Job *j, CheckerSlot **slot) {
     check_options_default(&o);
     o.hash_mb = s->opt.hash_mb;
     o.stop = &t->stop;
+    /* a check at the desk has a time budget: its questions are asked on every processor */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.workers = cores < 1 ? 1 : cores > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX : (int)cores;
     t->checker = check_create(&o);
   } else {
     solver_clear(check_solver(t->checker));

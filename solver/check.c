@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "check.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,8 @@
 #define CHECK_ANY_FIRST 9
 /* Node limit of the first "mated at all?" search after a defender reply (a long remainder). */
 #define PROBE_NODES 20000
+/* Time after which a check still asking its questions has its aides join (CheckOptions.workers). */
+#define CHECK_AIDES_MS 1000
 /* Questions costing at least this many nodes are written to the trace. */
 #define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
@@ -60,6 +63,15 @@ struct Checker {
   int rejoin_scale; /* the rejoin and 駒余り searches' budget, in CHECK_REJOIN_BUDGET */
   CheckFlawFn on_flaw;
   void *flaw_ctx;
+  /* questions asked in parallel (opt.workers > 1, with a time budget): the lead's aides, each
+   * with a table of its own, take the questions of a pass from one queue; the report and the
+   * flaw order are the lead's, written under its lock */
+  struct Checker *lead; /* an aide: the checker it works for (NULL: a lead) */
+  struct Checker **aides;
+  int naides;           /* aides made */
+  int nactive;          /* aides working in the current check (0: the questions one at a time) */
+  pthread_mutex_t mu;
+  bool halt;            /* the pass stops: the first fatal flaw with first_flaw, or out of budget */
 };
 
 void check_options_default(CheckOptions *o) {
@@ -67,9 +79,12 @@ void check_options_default(CheckOptions *o) {
   o->hash_mb = 64;
   o->call_nodes = 2000000;
   o->max_alts = 1000;
+  o->workers = 1;
   o->futile_rule = true;
   o->futile_compare = true;
 }
+
+static bool aides_make(Checker *c);
 
 Checker *check_create(const CheckOptions *o) {
   Checker *c = calloc(1, sizeof *c);
@@ -85,10 +100,11 @@ Checker *check_create(const CheckOptions *o) {
   so.futile_compare = c->opt.futile_compare;
   so.stop = c->opt.stop;
   c->s = solver_create(&so);
+  pthread_mutex_init(&c->mu, NULL);
   c->scratch_cap = 8192;
   c->scratch = malloc((size_t)c->scratch_cap * sizeof *c->scratch);
   c->path = malloc((size_t)c->scratch_cap * sizeof *c->path);
-  if (!c->s || !c->scratch || !c->path) {
+  if (!c->s || !c->scratch || !c->path || !aides_make(c)) {
     check_free(c);
     return NULL;
   }
@@ -97,6 +113,9 @@ Checker *check_create(const CheckOptions *o) {
 
 void check_free(Checker *c) {
   if (!c) return;
+  for (int i = 0; i < c->naides; i++) check_free(c->aides[i]);
+  free(c->aides);
+  pthread_mutex_destroy(&c->mu);
   solver_free(c->s);
   free(c->main);
   free(c->scratch);
@@ -127,7 +146,10 @@ bool check_set_quick_after_fatal(Checker *c, bool on) {
 uint64_t check_deadline(const Checker *c) { return c->deadline_ms; }
 
 uint64_t check_nodes_live(const Checker *c) {
-  return __atomic_load_n(&c->nodes, __ATOMIC_RELAXED) + __atomic_load_n(&c->s->nodes, __ATOMIC_RELAXED);
+  uint64_t n = __atomic_load_n(&c->nodes, __ATOMIC_RELAXED) + __atomic_load_n(&c->s->nodes, __ATOMIC_RELAXED);
+  int na = __atomic_load_n(&c->nactive, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < na; i++) n += check_nodes_live(c->aides[i]);
+  return n;
 }
 
 const CheckOptions *check_options(const Checker *c) { return &c->opt; }
@@ -211,11 +233,27 @@ bool check_flaw_longer(const CheckReport *r, const CheckFlaw *f) {
 
 /* Sets the solver's limits for the next question; false when the check's
  * budget is spent (or a stop was asked). */
+static inline Checker *lead_of(Checker *c) { return c->lead ? c->lead : c; }
+
+/* A worker's own nodes: written by that worker only, read by the others. */
+static inline void nodes_add(Checker *c, uint64_t n) {
+  __atomic_store_n(&c->nodes, __atomic_load_n(&c->nodes, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* Nodes of the check so far, every worker's. */
+static uint64_t nodes_all(Checker *c) {
+  Checker *L = lead_of(c);
+  uint64_t n = __atomic_load_n(&L->nodes, __ATOMIC_RELAXED);
+  for (int i = 0; i < L->nactive; i++) n += __atomic_load_n(&L->aides[i]->nodes, __ATOMIC_RELAXED);
+  return n;
+}
+
 static bool budget(Checker *c) {
   if (c->out_of_budget) return false;
   const CheckOptions *o = &c->opt;
   uint64_t now = solver_now_ms(), el = now - c->t0;
-  if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && c->nodes >= o->max_nodes) ||
+  uint64_t used = o->max_nodes ? nodes_all(c) : 0;
+  if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && used >= o->max_nodes) ||
       (c->deadline_ms && now >= c->deadline_ms)) {
     c->out_of_budget = true;
     return false;
@@ -226,7 +264,7 @@ static bool budget(Checker *c) {
   solver_options_default(&so);
   so.hash_mb = solver_options(c->s)->hash_mb;
   so.max_nodes = c->call_limit;
-  if (o->max_nodes && (!so.max_nodes || o->max_nodes - c->nodes < so.max_nodes)) so.max_nodes = o->max_nodes - c->nodes;
+  if (o->max_nodes && (!so.max_nodes || o->max_nodes - used < so.max_nodes)) so.max_nodes = o->max_nodes - used;
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
   if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
@@ -243,7 +281,7 @@ static bool budget(Checker *c) {
 static int value_above(Checker *c, const Position *p, int min, int max) {
   if (!budget(c)) return SOLVER_VALUE_UNKNOWN;
   int v = solver_value_above(c->s, p, c->att, min, max);
-  c->nodes += c->s->nodes;
+  nodes_add(c, c->s->nodes);
   return v;
 }
 
@@ -256,7 +294,7 @@ static int mated_within(Checker *c, const Position *q, int L, int *len) {
   if (!budget(c)) return -1;
   search_call_reset(c->s);
   int m = L, k = pv_mate_within(c->s, q, c->att, L, &m);
-  c->nodes += c->s->nodes;
+  nodes_add(c, c->s->nodes);
   if (k > 0 && len) *len = m;
   return k;
 }
@@ -294,7 +332,7 @@ static int mated_probe(Checker *c, const Position *q, int *len) {
 static int interpose_futile(Checker *c, const Position *p, Move d, int R) {
   if (!budget(c)) return -1;
   int f = solver_interpose_futile(c->s, p, d, c->att, R);
-  c->nodes += c->s->nodes;
+  nodes_add(c, c->s->nodes);
   return f;
 }
 
@@ -302,7 +340,7 @@ static int interpose_futile(Checker *c, const Position *p, Move d, int R) {
 static int interpose_futile_within(Checker *c, const Position *p, Move d, int L) {
   if (!budget(c)) return -1;
   int f = solver_interpose_futile_within(c->s, p, d, c->att, L);
-  c->nodes += c->s->nodes;
+  nodes_add(c, c->s->nodes);
   return f;
 }
 
@@ -311,7 +349,7 @@ static int line_from(Checker *c, const Position *p, int v) {
   if (v == 0) return 0;
   if (!budget(c)) return -1;
   int n = solver_line_from(c->s, p, c->att, v, c->scratch, c->scratch_cap);
-  c->nodes += c->s->nodes;
+  nodes_add(c, c->s->nodes);
   return n;
 }
 
@@ -330,7 +368,9 @@ static void flaw_fill(const Checker *c, const CheckReport *r, CheckFlaw *f, Flaw
   if (k == FLAW_LAST_MOVE_ALT && r->line_length == 1) f->tolerated = false;
 }
 
-static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt) {
+/* Appends flaw nf, found by question q, to the report (c: the lead). NULL when not kept. */
+static CheckFlaw *flaw_append(Checker *c, CheckReport *r, const CheckFlaw *nf, int q) {
+  FlawKind k = nf->kind;
   if (r->nflaws >= c->opt.max_alts && k != FLAW_ILLEGAL && k != FLAW_NOT_CHECK && k != FLAW_NOT_MATE) {
     r->flaws_dropped++;
     return NULL;
@@ -355,14 +395,22 @@ static CheckFlaw *flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Mov
     c->flaw_q = q;
     c->flaw_q_cap = cap;
   }
-  c->flaw_q[r->nflaws] = c->cur_q;
+  c->flaw_q[r->nflaws] = q;
   CheckFlaw *f = &r->flaws[r->nflaws++];
-  flaw_fill(c, r, f, k, ply0, alt);
+  *f = *nf;
   if (!f->tolerated && !r->first_flaw_nodes) {
-    r->first_flaw_nodes = c->nodes ? c->nodes : 1;
+    uint64_t n = nodes_all(c);
+    r->first_flaw_nodes = n ? n : 1;
     r->first_flaw_ms = solver_now_ms() - c->t0;
   }
   return f;
+}
+
+/* A flaw of the line itself (the lead, no question being asked). */
+static void flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt) {
+  CheckFlaw f;
+  flaw_fill(c, r, &f, k, ply0, alt);
+  flaw_append(c, r, &f, c->cur_q);
 }
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
@@ -543,16 +591,36 @@ typedef struct {
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
   int flaw;       /* a fatal flaw it proved before its length or kind was settled (index in
                    * the report's flaws, the flaw completed when they are), -1: none */
+  int worker;     /* the worker that asked it first, whose table holds its search (-1: none) */
+  int taken;      /* the last pass (1-based) a worker took it in (atomic) */
 } Question;
 
-/* The flaw of question qu: the one it added in an earlier pass, now completed (kind
- * and length), else a new one. */
-static CheckFlaw *flaw_of(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, Move alt) {
-  if (qu->flaw < 0) return flaw_add(c, r, k, ply0, alt);
-  CheckFlaw *f = &r->flaws[qu->flaw];
-  flaw_fill(c, r, f, k, ply0, alt);
-  qu->flaw = -1;
-  return f;
+/* Flaw nf of question qu into the report, whole: it completes the one qu added in an earlier
+ * pass (kind and length), else it is added (and told to on_flaw; with first_flaw a fatal one
+ * halts the check). unsettled: qu stays open and completes it later. Under the lead's lock
+ * when aides work: no other worker holds a pointer into the report's flaws. */
+static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFlaw *nf, bool unsettled) {
+  Checker *L = lead_of(c);
+  if (L->nactive) pthread_mutex_lock(&L->mu);
+  if (qu->flaw >= 0) {
+    r->flaws[qu->flaw] = *nf;
+    qu->flaw = -1;
+  } else {
+    CheckFlaw *f = flaw_append(L, r, nf, c->cur_q);
+    if (f && unsettled) qu->flaw = (int)(f - r->flaws);
+    if (f && L->on_flaw) L->on_flaw(L->flaw_ctx, r, f);
+    if (f && L->opt.first_flaw && !f->tolerated) __atomic_store_n(&L->halt, true, __ATOMIC_RELAXED);
+  }
+  if (L->nactive) pthread_mutex_unlock(&L->mu);
+}
+
+/* Question qu's flaw of kind k at the 0-based ply0: with its line from q (value v) when q is
+ * given. The line is searched before the report is touched. */
+static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, const Position *q, int v) {
+  CheckFlaw f;
+  flaw_fill(c, r, &f, k, ply0, qu->alt);
+  if (q) flaw_alt_line(c, &f, q, v);
+  flaw_publish(c, r, qu, &f, false);
 }
 
 /* A question that proved a fatal flaw whose kind or length the budget left open: the flaw
@@ -560,12 +628,12 @@ static CheckFlaw *flaw_of(Checker *c, CheckReport *r, Question *qu, FlawKind k, 
  * stays open and completes it when it is settled. */
 static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, int min) {
   if (qu->flaw >= 0) return;
-  CheckFlaw *f = flaw_add(c, r, k, ply0, qu->alt);
-  if (!f) return;
-  f->alt_length_min = min;
-  f->alt_line[0] = qu->alt;
-  f->alt_line_len = 1;
-  qu->flaw = (int)(f - r->flaws);
+  CheckFlaw f;
+  flaw_fill(c, r, &f, k, ply0, qu->alt);
+  f.alt_length_min = min;
+  f.alt_line[0] = qu->alt;
+  f.alt_line_len = 1;
+  flaw_publish(c, r, qu, &f, true);
 }
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
@@ -626,7 +694,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   if (k > 0) mates_found(qu, m);
   if (k > 0 && p == n - 1) {
     /* another mate in one: tolerated, but not in a one-move problem (flaw_add) */
-    flaw_alt_line(c, flaw_add(c, r, FLAW_LAST_MOVE_ALT, p, qu->alt), &q, 0);
+    flaw_found(c, r, qu, FLAW_LAST_MOVE_ALT, p, &q, 0);
     return 1;
   }
   if (k > 0) {
@@ -641,7 +709,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
       kind = alternative_kind(c, r, p, qu->alt, &q, v);
       if (kind == FLAW_KIND_NB) return 0;
     }
-    flaw_alt_line(c, flaw_add(c, r, kind, p, qu->alt), &q, v);
+    flaw_found(c, r, qu, kind, p, &q, v);
     return 1;
   }
   /* no mate within the line's remaining length: is the defender mated at all?
@@ -662,8 +730,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   }
   FlawKind kind = n == 1 ? FLAW_YOZUME : alternative_kind(c, r, p, qu->alt, &q, v);
   if (kind == FLAW_KIND_NB) return 0;
-  CheckFlaw *f = flaw_of(c, r, qu, kind, p, qu->alt);
-  flaw_alt_line(c, f, &q, v);
+  flaw_found(c, r, qu, kind, p, &q, v);
   return 1;
 }
 
@@ -726,7 +793,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     qu->probed = true;
     int m0 = 0, k0 = mated_probe(c, &q, &m0);
     if (k0 == 0) {
-      flaw_of(c, r, qu, FLAW_NOMATE, p, qu->alt);
+      flaw_found(c, r, qu, FLAW_NOMATE, p, NULL, 0);
       return 1;
     }
     if (k0 > 0) mates_found(qu, m0);
@@ -775,7 +842,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
       return 0;
     }
     if (v == SOLVER_VALUE_NONE) {
-      flaw_of(c, r, qu, FLAW_NOMATE, p, qu->alt);
+      flaw_found(c, r, qu, FLAW_NOMATE, p, NULL, 0);
       return 1;
     }
     bool known, left = line_ends_with_hand(c, &q, v, &known);
@@ -785,8 +852,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     }
     kind = left ? FLAW_HENCHOU : FLAW_NOT_LONGEST_DEFENCE;
   }
-  CheckFlaw *f = flaw_of(c, r, qu, kind, p, qu->alt);
-  flaw_alt_line(c, f, &q, v);
+  flaw_found(c, r, qu, kind, p, &q, v);
   return 1;
 }
 
@@ -837,7 +903,148 @@ static int question_cmp(const void *a, const void *b, void *ctx) {
   return i - j;
 }
 
-/* Asks every question in passes of growing budgets. */
+/* One pass over the questions, shared by the workers: each takes the next question of the
+ * order until none is left or the check halts. */
+typedef struct Pass {
+  CheckReport *r;
+  Question *qs;
+  const int *order;
+  int nq;
+  size_t pass;
+  bool fatal, komaamari;
+  int left; /* questions not settled (atomic) */
+  /* the aides (the lead's only) */
+  int na;       /* aides that work in this check (0: none yet) */
+  bool running; /* started in this pass */
+  pthread_t th[CHECK_WORKERS_MAX];
+  struct AideRun {
+    Checker *c;
+    struct Pass *ps;
+    int w;
+  } ar[CHECK_WORKERS_MAX];
+  bool started[CHECK_WORKERS_MAX];
+} Pass;
+
+static void aides_go(Checker *c, Pass *ps);
+
+/* The next question of the pass for worker w (0: the lead), -1 when none is left: in the
+ * pass's order, first one that w asked before or nobody did (its search is in w's table),
+ * then one another worker asked before but has not taken yet in this pass. */
+static int pass_take(Pass *ps, int w) {
+  Question *qs = ps->qs;
+  int mark = (int)ps->pass + 1;
+  for (int round = 0; round < 2; round++)
+    for (int oi = 0; oi < ps->nq; oi++) {
+      Question *qu = &qs[ps->order[oi]];
+      if (qu->done || (ps->pass > 0 && ps->fatal && qu->longer)) continue;
+      int owner = __atomic_load_n(&qu->worker, __ATOMIC_RELAXED);
+      if (round == 0 && owner >= 0 && owner != w) continue;
+      int t = __atomic_load_n(&qu->taken, __ATOMIC_RELAXED);
+      if (t == mark || !__atomic_compare_exchange_n(&qu->taken, &t, mark, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        continue;
+      if (owner < 0) __atomic_store_n(&qu->worker, w, __ATOMIC_RELAXED);
+      return ps->order[oi];
+    }
+  return -1;
+}
+
+static void pass_work(Checker *c, Pass *ps, int w) {
+  Checker *L = lead_of(c);
+  Question *qs = ps->qs;
+  while (!__atomic_load_n(&L->halt, __ATOMIC_RELAXED)) {
+    int i = pass_take(ps, w);
+    if (i < 0) break;
+    c->cur_q = i;
+    uint64_t n0 = c->nodes, t0 = solver_now_ms();
+    c->s->root_dn = 0;
+    int ok = qs[i].ply % 2 == 0 ? attacker_question(c, ps->r, &qs[i]) : defender_question(c, ps->r, &qs[i], ps->komaamari);
+    qs[i].nodes += c->nodes - n0;
+    if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
+      char mv[8];
+      usi_move_write(qs[i].alt, mv);
+      fprintf(c->opt.trace, "check: pass %zu, ply %d, %s %s: %s, %llu nodes, %llu ms\n", ps->pass + 1, qs[i].ply + 1,
+              qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
+              (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
+    }
+    if (c->s->root_dn) qs[i].dn = c->s->root_dn;
+    if (ok) {
+      qs[i].done = true;
+      __atomic_fetch_sub(&ps->left, 1, __ATOMIC_RELAXED);
+    }
+    if (c->out_of_budget) __atomic_store_n(&L->halt, true, __ATOMIC_RELAXED);
+    /* a check still going after CHECK_AIDES_MS: the aides join, in this pass already */
+    if (w == 0 && !ps->running && c->naides && solver_now_ms() - c->t0 >= CHECK_AIDES_MS) aides_go(c, ps);
+  }
+}
+
+static void *aide_main(void *arg) {
+  struct AideRun *a = arg;
+  pass_work(a->c, a->ps, a->w);
+  return NULL;
+}
+
+/* The lead's aides, opt.workers - 1 of them, made with the checker: their tables are set up
+ * before any check, as the lead's is (a budget is search time). false when out of memory. */
+static bool aides_make(Checker *c) {
+  int want = c->opt.workers > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX - 1 : c->opt.workers - 1;
+  if (want <= 0) return true;
+  c->aides = calloc((size_t)want, sizeof *c->aides);
+  if (!c->aides) return false;
+  while (c->naides < want) {
+    CheckOptions o = c->opt;
+    o.workers = 1;
+    Checker *a = check_create(&o);
+    if (!a) return false;
+    a->lead = c;
+    c->aides[c->naides++] = a;
+  }
+  return true;
+}
+
+/* Makes the lead's aides ready for this check, while it has a time budget (the questions'
+ * answers then depend on timing anyway, and a node budget stays reproducible); how many work. */
+static int aides_ready(Checker *c) {
+  if (c->lead || !(c->opt.time_ms || c->deadline_ms)) return 0;
+  int n = c->naides;
+  for (int i = 0; i < n; i++) {
+    Checker *a = c->aides[i];
+    a->opt = c->opt;
+    a->opt.workers = 1;
+    a->att = c->att;
+    a->t0 = c->t0;
+    a->deadline_ms = c->deadline_ms;
+    a->nodes = 0;
+    a->out_of_budget = false;
+    a->main = c->main; /* read only; the lead's */
+    a->main_cap = 0;
+    a->cur_q = -1;
+    solver_clear(a->s); /* every check starts from empty tables */
+  }
+  return n;
+}
+
+/* The lead starts its aides on the rest of pass ps (the first time: when the check may use
+ * them, and then in every later pass). Most checks end before CHECK_AIDES_MS, within their
+ * first passes, where the lead's one table serves them best; the aides are for the hard ones. */
+static void aides_go(Checker *c, Pass *ps) {
+  if (!ps->na) {
+    ps->na = aides_ready(c);
+    if (!ps->na) return;
+    ps->r->workers = 1 + ps->na;
+    __atomic_store_n(&c->nactive, ps->na, __ATOMIC_RELEASE);
+  }
+  for (int k = 0; k < ps->na; k++) {
+    Checker *a = c->aides[k];
+    a->call_limit = c->call_limit;
+    a->rejoin_scale = c->rejoin_scale;
+    ps->ar[k] = (struct AideRun){a, ps, k + 1};
+    ps->started[k] = pthread_create(&ps->th[k], NULL, aide_main, &ps->ar[k]) == 0;
+  }
+  ps->running = true;
+}
+
+/* Asks every question in passes of growing budgets: one worker, or the lead and its aides
+ * taking the questions of a pass from one queue. */
 static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
   int n = r->line_length, nq = 0, cap = 64;
   Question *qs = malloc((size_t)cap * sizeof *qs);
@@ -858,7 +1065,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         }
         qs = t;
       }
-      qs[nq++] = (Question){.ply = p, .alt = l.moves[i], .flaw = -1};
+      qs[nq++] = (Question){.ply = p, .alt = l.moves[i], .flaw = -1, .worker = -1};
     }
   }
   int *order = malloc((size_t)(nq ? nq : 1) * sizeof *order);
@@ -867,10 +1074,10 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     return TS_ERR_NOMEM;
   }
   for (int i = 0; i < nq; i++) order[i] = i;
-  int left = nq;
-  bool stop = false;
+  c->halt = false;
+  Pass ps = {.r = r, .qs = qs, .order = order, .nq = nq, .komaamari = komaamari, .left = nq};
   uint64_t lim = 0;
-  for (size_t pass = 0; left && !stop && pass_limit(c, pass == 0, lim, &lim); pass++) {
+  for (size_t pass = 0; ps.left && !c->halt && pass_limit(c, pass == 0, lim, &lim); pass++) {
     c->call_limit = lim;
     /* the searches of the 手順前後 / 迂回 and 駒余り questions grow with the passes too */
     c->rejoin_scale = pass < 2 ? 1 : pass < 12 ? 1 << (pass - 1) : 1 << 11;
@@ -878,35 +1085,25 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     for (int i = 0; i < r->nflaws && !fatal && c->opt.quick_after_fatal; i++)
       fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
     if (pass > 0) qsort_r(order, (size_t)nq, sizeof *order, question_cmp, qs);
-    for (int oi = 0; oi < nq && !stop; oi++) {
-      int i = order[oi];
-      if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) continue;
-      c->cur_q = i;
-      int before = r->nflaws;
-      uint64_t n0 = c->nodes, t0 = solver_now_ms();
-      c->s->root_dn = 0;
-      int ok = qs[i].ply % 2 == 0 ? attacker_question(c, r, &qs[i]) : defender_question(c, r, &qs[i], komaamari);
-      qs[i].nodes += c->nodes - n0;
-      if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
-        char mv[8];
-        usi_move_write(qs[i].alt, mv);
-        fprintf(c->opt.trace, "check: pass %zu, ply %d, %s %s: %s, %llu nodes, %llu ms\n", pass + 1, qs[i].ply + 1,
-                qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
-                (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
+    ps.pass = pass;
+    ps.fatal = fatal;
+    ps.running = false;
+    if (ps.na) aides_go(c, &ps);
+    pass_work(c, &ps, 0);
+    for (int k = 0; ps.running && k < ps.na; k++)
+      if (ps.started[k]) {
+        pthread_join(ps.th[k], NULL);
+        if (c->aides[k]->out_of_budget) c->out_of_budget = true;
       }
-      if (c->on_flaw)
-        for (int k = before; k < r->nflaws; k++) c->on_flaw(c->flaw_ctx, r, &r->flaws[k]);
-      if (c->s->root_dn) qs[i].dn = c->s->root_dn;
-      if (ok) {
-        qs[i].done = true;
-        left--;
-      }
-      /* a fatal flaw, settled or not yet in its kind or length */
-      if (c->opt.first_flaw && r->nflaws > before && !r->flaws[r->nflaws - 1].tolerated) stop = true;
-      if (c->out_of_budget) stop = true;
-    }
   }
-  if (!stop || c->out_of_budget)
+  for (int k = 0; k < ps.na; k++) {
+    nodes_add(c, c->aides[k]->nodes);
+    c->aides[k]->nodes = 0;
+    c->aides[k]->main = NULL;
+  }
+  __atomic_store_n(&c->nactive, 0, __ATOMIC_RELEASE);
+  /* stopped by the first fatal flaw: the questions not asked are no open ones */
+  if (!c->halt || c->out_of_budget)
     for (int i = 0; i < nq; i++) {
       if (qs[i].done) continue;
       if (!r->unproven++) r->unproven_ply = qs[i].ply + 1;
@@ -1002,6 +1199,7 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
   if (pos_validate_problem(pos, "problem", &err) != TS_OK) return TS_ERR_ILLEGAL;
   r->verdict = CHECK_UNKNOWN;
   r->nflaws = r->flaws_dropped = r->unproven = r->unproven_ply = r->nopen = 0;
+  r->workers = 1;
   r->length = -1;
   r->length_exact = false;
   r->nodes = r->time_ms = r->first_flaw_nodes = r->first_flaw_ms = 0;

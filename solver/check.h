@@ -138,10 +138,13 @@ typedef struct {
   uint64_t time_ms;
   CheckOpen *open;     /* the questions left open (unproven of them; in ply order) */
   int nopen;
+  int workers;         /* solvers that asked the questions at once (CheckOptions.workers) */
   char message[256];   /* for BAD_LINE: what is wrong, and where; for UNKNOWN without a line: what ran out */
   /* owned storage */
   int flaws_cap, line_cap, open_cap;
 } CheckReport;
+
+#define CHECK_WORKERS_MAX 16
 
 typedef struct {
   size_t hash_mb;       /* solver table (default 64) */
@@ -162,6 +165,10 @@ typedef struct {
   bool quick_after_fatal; /* once a 余詰 or 早詰 is proven, the questions whether the other alternatives
                          * mate at a longer length get the first pass only: the verdict is the same,
                          * fewer flaws may be listed (default false; the composer's judge sets it) */
+  int workers;          /* solvers asking one problem's questions at once, each with a table of
+                         * hash_mb (default 1; at most CHECK_WORKERS_MAX). Used only while the
+                         * check has a time budget or a deadline: the answers then depend on
+                         * timing anyway, and a node budget stays reproducible */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
   FILE *trace;          /* when non-NULL, each question that costs 100,000 nodes or more is
                          * written here (pass, ply, move, answered or not, nodes, time) */

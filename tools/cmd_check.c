@@ -73,7 +73,10 @@ static const char CHECK_HELP[] =
     "  --max-alts K         flaws kept per problem (default 1000)\n"
     "  --threads N          problems checked at once, one checker each (default and\n"
     "                       most: the processors online, and no more than the\n"
-    "                       problems); results are printed in input order\n"
+    "                       problems); results are printed in input order. With\n"
+    "                       fewer problems than threads and a --time-ms budget, the\n"
+    "                       threads left over ask a problem's questions with it,\n"
+    "                       each with a table of --hash MB\n"
     "  --hash MB            solver table of each checker (default 64), made before\n"
     "                       the first problem: --time-ms is search time, not set-up\n"
     "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
@@ -1002,8 +1005,11 @@ int cmd_check(int argc, char **argv) {
    * a core would spend its problem's time budget waiting (the verdict would
    * then depend on the thread count), and each holds a table of --hash MB. */
   int nt = (int)threads;
-  if ((size_t)nt > work) nt = work ? (int)work : 1;
   if (nt > cli_default_threads()) nt = cli_default_threads();
+  int cores = nt;
+  if ((size_t)nt > work) nt = work ? (int)work : 1;
+  /* threads left over by fewer problems ask one problem's questions together (with a time budget) */
+  if (opt.time_ms) opt.workers = cores / nt > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX : cores / nt;
   run_all(&run, nt);
   pthread_mutex_destroy(&run.mu);
   print_summary(&out, cli_now_ms() - t0);

@@ -103,6 +103,7 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
   }
   fprintf(f, "],\"flaws_dropped\":%d,\"unproven\":%d,\"unproven_ply\":%d,\"nodes\":%llu,\"time_ms\":%llu",
           r->flaws_dropped, r->unproven, r->unproven_ply, (unsigned long long)r->nodes, (unsigned long long)r->time_ms);
+  if (r->workers > 1) fprintf(f, ",\"workers\":%d", r->workers);
   if (r->verdict == CHECK_UNKNOWN) fprintf(f, ",\"reason\":\"%s\"", unknown_no_line(r) ? "no-line" : "unproven");
   if (r->nopen) {
     fputs(",\"open\":[", f);
