@@ -45,6 +45,7 @@ typedef struct {
   Position pos;
   SourceLine line; /* the line given (line.n == 0: none) */
   uint64_t time_ms;
+  uint64_t nodes; /* a check's node budget, 0: none (its answers reproducible) */
   bool from_mate;
   int max_moves;
   uint64_t seed;
@@ -117,7 +118,7 @@ static int field_line(json_t *o, char *out, size_t n, bool *given, ApiError *e) 
 }
 
 /*
- * The body as a problem: {"sfen": "...", "line": "...", "time_ms": N, ...}.
+ * The body as a problem: {"sfen": "...", "line": "...", "time_ms": N, "nodes": N (a check), ...}.
  * what: "check", "roles", "compose", "svg" (a diagram), "mate" (a mate picture).
  */
 static int read_request(Server *s, const char *body, size_t len, const char *what, ApiRequest *q, ApiError *e) {
@@ -148,6 +149,7 @@ static int read_request(Server *s, const char *body, size_t len, const char *wha
   if (q->from_mate) what = "mate";
   uint64_t def = !strcmp(what, "check") ? SERVE_CHECK_MS_DEFAULT : SERVE_COMPOSE_MS_DEFAULT, v;
   if (field_u64(o, "time_ms", 1, s->opt.max_time_ms, def, &q->time_ms, e) ||
+      field_u64(o, "nodes", 0, SERVE_NODES_MAX, 0, &q->nodes, e) ||
       field_u64(o, "seed", 0, UINT32_MAX, 1, &q->seed, e) || field_u64(o, "max_moves", 1, 255, 7, &v, e)) {
     rc = -1;
     goto out;
@@ -264,6 +266,7 @@ static void run_check(Job *j) {
     return;
   }
   check_set_time(k, q->time_ms); /* the budget from here: the table was set up before */
+  check_set_nodes(k, q->nodes);
   CheckReport rep;
   check_report_init(&rep);
   check_set_on_flaw(k, on_check_flaw, j);

@@ -132,6 +132,12 @@ uint64_t check_set_time(Checker *c, uint64_t time_ms) {
   return old;
 }
 
+uint64_t check_set_nodes(Checker *c, uint64_t max_nodes) {
+  uint64_t old = c->opt.max_nodes;
+  c->opt.max_nodes = max_nodes;
+  return old;
+}
+
 void check_set_on_flaw(Checker *c, CheckFlawFn fn, void *ctx) {
   c->on_flaw = fn;
   c->flaw_ctx = ctx;
@@ -1001,10 +1007,11 @@ static bool aides_make(Checker *c) {
   return true;
 }
 
-/* Makes the lead's aides ready for this check, while it has a time budget (the questions'
- * answers then depend on timing anyway, and a node budget stays reproducible); how many work. */
+/* Makes the lead's aides ready for this check, while it has a time budget and no node budget
+ * (the questions' answers then depend on timing anyway; a node budget stays reproducible); how
+ * many work. */
 static int aides_ready(Checker *c) {
-  if (c->lead || !(c->opt.time_ms || c->deadline_ms)) return 0;
+  if (c->lead || !(c->opt.time_ms || c->deadline_ms) || c->opt.max_nodes) return 0;
   int n = c->naides;
   for (int i = 0; i < n; i++) {
     Checker *a = c->aides[i];

@@ -167,8 +167,8 @@ typedef struct {
                          * fewer flaws may be listed (default false; the composer's judge sets it) */
   int workers;          /* solvers asking one problem's questions at once, each with a table of
                          * hash_mb (default 1; at most CHECK_WORKERS_MAX). Used only while the
-                         * check has a time budget or a deadline: the answers then depend on
-                         * timing anyway, and a node budget stays reproducible */
+                         * check has a time budget or a deadline and no node budget: the answers
+                         * then depend on timing anyway, and a node budget stays reproducible */
   volatile int *stop;   /* when non-NULL and *stop != 0 the check stops soon */
   FILE *trace;          /* when non-NULL, each question that costs 100,000 nodes or more is
                          * written here (pass, ply, move, answered or not, nodes, time) */
@@ -191,6 +191,8 @@ uint64_t check_deadline(const Checker *c);
 /* The time budget of every later check (CheckOptions.time_ms), and
  * quick_after_fatal; each returns the value it replaces. */
 uint64_t check_set_time(Checker *c, uint64_t time_ms);
+/* Sets the node budget of the next checks (0: none); returns the old one. */
+uint64_t check_set_nodes(Checker *c, uint64_t max_nodes);
 bool check_set_quick_after_fatal(Checker *c, bool on);
 
 /* fn(ctx, r, f) is called for each flaw an alternative or a reply turns out to be,

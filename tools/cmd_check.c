@@ -74,9 +74,9 @@ static const char CHECK_HELP[] =
     "  --threads N          problems checked at once, one checker each (default and\n"
     "                       most: the processors online, and no more than the\n"
     "                       problems); results are printed in input order. With\n"
-    "                       fewer problems than threads and a --time-ms budget, the\n"
-    "                       threads left over ask a problem's questions with it,\n"
-    "                       each with a table of --hash MB\n"
+    "                       fewer problems than threads and a --time-ms budget (no\n"
+    "                       --nodes), the threads left over ask a problem's hard\n"
+    "                       questions with it, each with a table of --hash MB\n"
     "  --hash MB            solver table of each checker (default 64), made before\n"
     "                       the first problem: --time-ms is search time, not set-up\n"
     "  --strict             higentei, tejun-zengo and ukai are flaws too (hendou stays a キズ)\n"
@@ -1009,7 +1009,7 @@ int cmd_check(int argc, char **argv) {
   int cores = nt;
   if ((size_t)nt > work) nt = work ? (int)work : 1;
   /* threads left over by fewer problems ask one problem's questions together (with a time budget) */
-  if (opt.time_ms) opt.workers = cores / nt > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX : cores / nt;
+  if (opt.time_ms && !opt.max_nodes) opt.workers = cores / nt > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX : cores / nt;
   run_all(&run, nt);
   pthread_mutex_destroy(&run.mu);
   print_summary(&out, cli_now_ms() - t0);

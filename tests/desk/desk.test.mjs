@@ -45,6 +45,10 @@ const IDEA = '9/8k/8g/7GP/9/9/9/9/9 b 2r2b2g4s4n4l17p 1';
 // Two rooks and a silver: the 余詰 2a2c+ is proven at once, whether the other
 // checks mate at all takes the whole budget.
 const EARLY = '7R1/6k2/9/9/9/7R1/9/9/9 b S2b4g3s4n4l18p 1';
+// 将棋図巧 第23番 and its recorded line: the reply 7b7d at ply 2 is mated later than the line,
+// and 3,000,000 nodes do not settle its length (tests/check/budget_test.sh)
+const Z23 = '4g4/1Slg1+P3/+rs1kp4/1L2s4/p+R1s5/2N6/9/9/9 b 2BN2g2n2l15p 1';
+const L23 = 'B*7d 6e7d 8e6e 7d6e B*8e 7b7d N*7e 6c7b 7e8c+ 7b6a S*7b 6b7b 8c7b 6a7b 8e9d 9c9d G*7c 7b6a 8b7a+ 6a7a 8d8b+ 7a6a 8b7b';
 
 const browser = await chromium.launch({
   executablePath: process.env.TSUME_CHROMIUM || '/usr/bin/chromium',
@@ -212,6 +216,23 @@ try {
   await page.click('#open-questions > li');
   await page.waitForFunction(() => document.getElementById('ply-label').textContent.startsWith('1 /'), null, WAIT);
   check('(e) a click on an open question shows its move on the board', !(await page.locator('#view-banner').isHidden()), await text('#ply-label'));
+
+  // ---- (f) a node budget from the address: the same answer on any machine ------------
+  await page.goto(`${base}?sfen=${encodeURIComponent(Z23)}&line=${encodeURIComponent(L23)}&nodes=3000000`);
+  await checkDone();
+  check('(f) zukou-023 within 3,000,000 nodes: flawed', (await text('#verdict')) === 'flawed', await text('#verdict'));
+  const fl = await page.$$eval('#flaws > li', (l) => l.map((x) => x.textContent));
+  check(
+    '(f) the longer defence at ply 2 shown before its length is settled: 24手以上',
+    fl.some((t) => /^2手目 .*△同　?香.*\(7b7d\) 24手以上 \(length not settled\)/.test(t)),
+    JSON.stringify(fl),
+  );
+  const op = await page.$$eval('#open-questions > li', (l) => l.map((x) => ({ text: x.textContent, mates: x.classList.contains('mates') })));
+  check(
+    '(f) its question left open, the reply marked mated: 詰みあり (N手以内)',
+    op.some((o) => /^2手目 .*\(7b7d\) 未解決 open: .*詰みあり \(\d+手以内\)/.test(o.text) && o.mates),
+    JSON.stringify(op),
+  );
 } catch (e) {
   check('the run went to its end', false, e.message);
   await page.screenshot({ path: path.join(outdir, 'desk-failure.png') }).catch(() => {});

@@ -116,6 +116,14 @@ line = " ".join(lines(request("POST", "/api/check", {"sfen": COMPLETE})[2])[-1][
 st, _, data = request("POST", "/api/check", {"sfen": COMPLETE, "line": line, "time_ms": 5000})
 rc, out, _ = run("check", "--json", "--line", line, COMPLETE)
 check("check with a line = check --line --json", strip_times(lines(data)[-1]) == strip_times(json.loads(out.splitlines()[0])))
+# a node budget gives the command's answer node for node, whatever the machine's speed
+HARD = "6R2/8k/8r/8G/9/9/9/9/9 b N2b3g4s3n4l18p 1"
+HARD_LINE = "N*2d 1b2b 2d3b+ 2b1b 3a2a+"
+st, _, data = request("POST", "/api/check", {"sfen": HARD, "line": HARD_LINE, "time_ms": 60000, "nodes": 300000})
+rc, out, _ = run("check", "--json", "--nodes", "300000", "--line", HARD_LINE, HARD)
+got, want = strip_times(lines(data)[-1]), strip_times(json.loads(out.splitlines()[0]))
+check("check with nodes = check --nodes --json (budget spent, questions open)",
+      got == want and got["nodes"] >= 300000 and "open" in got, (got, want))
 st, _, data = request("POST", "/api/check", {"sfen": COMPLETE, "line": line.split()})
 check("line as an array", lines(data)[-1]["line_given"] is True and lines(data)[-1]["verdict"] == "complete")
 # a long check streams its progress with the nodes searched so far (never fewer than the line before)
@@ -302,6 +310,8 @@ error_case("not an object", "POST", "/api/check", "[1]", 400, contains="object")
 error_case("no sfen", "POST", "/api/check", {"line": "G*1b"}, 400, contains="sfen")
 error_case("time_ms too large", "POST", "/api/check", {"sfen": MATE1, "time_ms": 10 ** 12}, 400, contains="time_ms")
 error_case("time_ms not a number", "POST", "/api/check", {"sfen": MATE1, "time_ms": "x"}, 400, contains="time_ms")
+error_case("nodes negative", "POST", "/api/check", {"sfen": MATE1, "nodes": -1}, 400, contains="nodes")
+error_case("nodes not a number", "POST", "/api/check", {"sfen": MATE1, "nodes": "many"}, 400, contains="nodes")
 error_case("line of another type", "POST", "/api/check", {"sfen": MATE1, "line": 5}, 400, contains="line")
 error_case("parse garbage", "POST", "/api/parse", "hello", 400, contains="unknown file type")
 error_case("parse an impossible KIF", "POST", "/api/parse", bod.replace("v玉", "v金"), 400)

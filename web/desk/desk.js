@@ -27,6 +27,7 @@ const S = {
   checking: false,
   checkState: 'idle',
   checkStarted: 0,
+  checkNodes: 0, // a node budget from the address (?nodes=N), 0: none
   progress: null,
   found: [], // flaws the running check has proven so far: {flaw, line}
   diagramError: null,
@@ -595,6 +596,8 @@ async function runCheck() {
   const budget = Math.max(1, Number($('check-budget').value) || 30);
   const body = { sfen, time_ms: Math.round(budget * 1000) };
   if (line.length) body.line = line.join(' ');
+  // a node budget from the address (?nodes=N): the same answer on any machine
+  if (S.checkNodes) body.nodes = S.checkNodes;
   try {
     const last = await busyRetry(ctl.signal, () =>
       api.stream('/api/check', body, ctl.signal, (o) => {
@@ -1499,6 +1502,8 @@ async function start() {
   const url = new URL(location.href);
   const sfenParam = url.searchParams.get('sfen');
   const lineParam = url.searchParams.get('line') || '';
+  const nodesParam = Number(url.searchParams.get('nodes'));
+  if (Number.isSafeInteger(nodesParam) && nodesParam > 0) S.checkNodes = nodesParam;
   loadInfo();
   if (!sfenParam) return loadDiagram(DEFAULT_SFEN, [], { record: false });
   // The SFEN as URLSearchParams reads it ('+' as a space), else with '+' kept
