@@ -917,7 +917,7 @@ typedef struct Pass {
   const int *order;
   int nq;
   size_t pass;
-  bool fatal, komaamari;
+  bool komaamari;
   int left; /* questions not settled (atomic) */
   /* the aides (the lead's only) */
   int na;       /* aides that work in this check (0: none yet) */
@@ -935,14 +935,15 @@ static void aides_go(Checker *c, Pass *ps);
 
 /* The next question of the pass for worker w (0: the lead), -1 when none is left: in the
  * pass's order, first one that w asked before or nobody did (its search is in w's table),
- * then one another worker asked before but has not taken yet in this pass. */
+ * then one another worker asked before but has not taken yet in this pass. Questions not
+ * to ask in the pass are marked taken before it starts: a worker reads no other field that
+ * another one writes. */
 static int pass_take(Pass *ps, int w) {
   Question *qs = ps->qs;
   int mark = (int)ps->pass + 1;
   for (int round = 0; round < 2; round++)
     for (int oi = 0; oi < ps->nq; oi++) {
       Question *qu = &qs[ps->order[oi]];
-      if (qu->done || (ps->pass > 0 && ps->fatal && qu->longer)) continue;
       int owner = __atomic_load_n(&qu->worker, __ATOMIC_RELAXED);
       if (round == 0 && owner >= 0 && owner != w) continue;
       int t = __atomic_load_n(&qu->taken, __ATOMIC_RELAXED);
@@ -1093,8 +1094,9 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
     if (pass > 0) qsort_r(order, (size_t)nq, sizeof *order, question_cmp, qs);
     ps.pass = pass;
-    ps.fatal = fatal;
     ps.running = false;
+    for (int i = 0; i < nq; i++)
+      if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) qs[i].taken = (int)pass + 1;
     if (ps.na) aides_go(c, &ps);
     pass_work(c, &ps, 0);
     for (int k = 0; ps.running && k < ps.na; k++)
