@@ -24,6 +24,7 @@
 #define SERVE_CHECK_MS_DEFAULT 10000u     /* a check without time_ms */
 #define SERVE_COMPOSE_MS_DEFAULT 30000u   /* a compose without time_ms */
 #define SERVE_TIME_MS_MAX_DEFAULT 600000u /* the most time_ms a request may ask */
+#define SERVE_CHECK_WORKERS 2             /* workers of a check (with two processors or more) */
 #define SERVE_NODES_MAX 100000000000ull   /* the most nodes a check may ask (within its time) */
 
 typedef struct {

@@ -248,9 +248,10 @@ Checker *checker_take(Job *j, CheckerSlot **slot) {
     check_options_default(&o);
     o.hash_mb = s->opt.hash_mb;
     o.stop = &t->stop;
-    /* a check at the desk has a time budget: its questions are asked on every processor */
+    /* a check at the desk has a time budget: its hard questions are asked on two processors
+     * (each slot holds a table per worker, set up now: --hash MB times SERVE_CHECK_WORKERS) */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o.workers = cores < 1 ? 1 : cores > CHECK_WORKERS_MAX ? CHECK_WORKERS_MAX : (int)cores;
+    o.workers = cores < 2 ? 1 : SERVE_CHECK_WORKERS;
     t->checker = check_create(&o);
   } else {
     solver_clear(check_solver(t->checker));

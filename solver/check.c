@@ -36,6 +36,9 @@
 #define PROBE_NODES 20000
 /* Time after which a check still asking its questions has its aides join (CheckOptions.workers). */
 #define CHECK_AIDES_MS 1000
+/* An aide's stack: the solver and the rejoin / 駒余り walks recurse once per ply (as the
+ * check and job threads of the commands, 512 MiB of address space, touched as used). */
+#define CHECK_AIDE_STACK ((size_t)512 << 20)
 /* Questions costing at least this many nodes are written to the trace. */
 #define CHECK_TRACE_NODES 100000
 /* Positions visited by one rejoin search (手順前後 / 迂回). */
@@ -72,6 +75,7 @@ struct Checker {
   int nactive;          /* aides working in the current check (0: the questions one at a time) */
   pthread_mutex_t mu;
   bool halt;            /* the pass stops: the first fatal flaw with first_flaw, or out of budget */
+  bool first_halt;      /* it stopped at the first fatal flaw (first_flaw; under the lock) */
 };
 
 void check_options_default(CheckOptions *o) {
@@ -615,7 +619,10 @@ static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFl
     CheckFlaw *f = flaw_append(L, r, nf, c->cur_q);
     if (f && unsettled) qu->flaw = (int)(f - r->flaws);
     if (f && L->on_flaw) L->on_flaw(L->flaw_ctx, r, f);
-    if (f && L->opt.first_flaw && !f->tolerated) __atomic_store_n(&L->halt, true, __ATOMIC_RELAXED);
+    if (f && L->opt.first_flaw && !f->tolerated) {
+      L->first_halt = true;
+      __atomic_store_n(&L->halt, true, __ATOMIC_RELAXED);
+    }
   }
   if (L->nactive) pthread_mutex_unlock(&L->mu);
 }
@@ -1046,7 +1053,11 @@ static void aides_go(Checker *c, Pass *ps) {
     a->call_limit = c->call_limit;
     a->rejoin_scale = c->rejoin_scale;
     ps->ar[k] = (struct AideRun){a, ps, k + 1};
-    ps->started[k] = pthread_create(&ps->th[k], NULL, aide_main, &ps->ar[k]) == 0;
+    pthread_attr_t at;
+    bool attr = pthread_attr_init(&at) == 0;
+    if (attr) pthread_attr_setstacksize(&at, CHECK_AIDE_STACK); /* deep searches and line walks recurse */
+    ps->started[k] = pthread_create(&ps->th[k], attr ? &at : NULL, aide_main, &ps->ar[k]) == 0;
+    if (attr) pthread_attr_destroy(&at);
   }
   ps->running = true;
 }
@@ -1082,7 +1093,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     return TS_ERR_NOMEM;
   }
   for (int i = 0; i < nq; i++) order[i] = i;
-  c->halt = false;
+  c->halt = c->first_halt = false;
   Pass ps = {.r = r, .qs = qs, .order = order, .nq = nq, .komaamari = komaamari, .left = nq};
   uint64_t lim = 0;
   for (size_t pass = 0; ps.left && !c->halt && pass_limit(c, pass == 0, lim, &lim); pass++) {
@@ -1105,14 +1116,15 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         if (c->aides[k]->out_of_budget) c->out_of_budget = true;
       }
   }
+  /* no reader counts the aides once their nodes are the lead's */
+  __atomic_store_n(&c->nactive, 0, __ATOMIC_RELEASE);
   for (int k = 0; k < ps.na; k++) {
     nodes_add(c, c->aides[k]->nodes);
-    c->aides[k]->nodes = 0;
+    __atomic_store_n(&c->aides[k]->nodes, 0, __ATOMIC_RELAXED);
     c->aides[k]->main = NULL;
   }
-  __atomic_store_n(&c->nactive, 0, __ATOMIC_RELEASE);
   /* stopped by the first fatal flaw: the questions not asked are no open ones */
-  if (!c->halt || c->out_of_budget)
+  if (!c->first_halt)
     for (int i = 0; i < nq; i++) {
       if (qs[i].done) continue;
       if (!r->unproven++) r->unproven_ply = qs[i].ply + 1;

@@ -32,7 +32,7 @@ static const char SERVE_HELP[] =
     "  --jobs N         checks and compose runs at once (default 4, 1-64)\n"
     "  --max-time-ms N  the most time one check or compose may ask (default 600000)\n"
     "  --hash MB        the solver table of each job (default 64; a check asks its\n"
-    "                   questions on every processor, with a table each)\n"
+    "                   hard questions on two processors, with a table each)\n"
     "Only requests for this server's own address (Host) from its own page (Origin)\n"
     "are served; bodies are at most 1 MiB.\n"
     "Exit status: 0 after an interrupt, 2 bad usage, 3 cannot listen or open the database.\n";
