@@ -379,7 +379,8 @@ static void flaw_fill(const Checker *c, const CheckReport *r, CheckFlaw *f, Flaw
 }
 
 /* Appends flaw nf, found by question q, to the report (c: the lead). NULL when not kept. */
-static CheckFlaw *flaw_append(Checker *c, CheckReport *r, const CheckFlaw *nf, int q) {
+static CheckFlaw *flaw_append(Checker *c, CheckReport *r, const CheckFlaw *nf, int q, uint64_t at_nodes,
+                              uint64_t at_ms) {
   FlawKind k = nf->kind;
   if (r->nflaws >= c->opt.max_alts && k != FLAW_ILLEGAL && k != FLAW_NOT_CHECK && k != FLAW_NOT_MATE) {
     r->flaws_dropped++;
@@ -409,9 +410,8 @@ static CheckFlaw *flaw_append(Checker *c, CheckReport *r, const CheckFlaw *nf, i
   CheckFlaw *f = &r->flaws[r->nflaws++];
   *f = *nf;
   if (!f->tolerated && !r->first_flaw_nodes) {
-    uint64_t n = nodes_all(c);
-    r->first_flaw_nodes = n ? n : 1;
-    r->first_flaw_ms = solver_now_ms() - c->t0;
+    r->first_flaw_nodes = at_nodes ? at_nodes : 1;
+    r->first_flaw_ms = at_ms - c->t0;
   }
   return f;
 }
@@ -420,7 +420,7 @@ static CheckFlaw *flaw_append(Checker *c, CheckReport *r, const CheckFlaw *nf, i
 static void flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt) {
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, alt);
-  flaw_append(c, r, &f, c->cur_q);
+  flaw_append(c, r, &f, c->cur_q, nodes_all(c), solver_now_ms());
 }
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
@@ -609,14 +609,15 @@ typedef struct {
  * pass (kind and length), else it is added (and told to on_flaw; with first_flaw a fatal one
  * halts the check). unsettled: qu stays open and completes it later. Under the lead's lock
  * when aides work: no other worker holds a pointer into the report's flaws. */
-static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFlaw *nf, bool unsettled) {
+static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFlaw *nf, bool unsettled,
+                         uint64_t at_nodes, uint64_t at_ms) {
   Checker *L = lead_of(c);
   if (L->nactive) pthread_mutex_lock(&L->mu);
   if (qu->flaw >= 0) {
     r->flaws[qu->flaw] = *nf;
     qu->flaw = -1;
   } else {
-    CheckFlaw *f = flaw_append(L, r, nf, c->cur_q);
+    CheckFlaw *f = flaw_append(L, r, nf, c->cur_q, at_nodes, at_ms);
     if (f && unsettled) qu->flaw = (int)(f - r->flaws);
     if (f && L->on_flaw) L->on_flaw(L->flaw_ctx, r, f);
     if (f && L->opt.first_flaw && !f->tolerated) {
@@ -630,10 +631,16 @@ static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFl
 /* Question qu's flaw of kind k at the 0-based ply0: with its line from q (value v) when q is
  * given. The line is searched before the report is touched. */
 static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, const Position *q, int v) {
+  /* proven now: the line's search below is not part of the first flaw's cost */
+  uint64_t at_nodes = nodes_all(c), at_ms = solver_now_ms();
+  Checker *L = lead_of(c);
+  if (L->nactive) pthread_mutex_lock(&L->mu);
+  bool kept = qu->flaw >= 0 || r->nflaws < L->opt.max_alts; /* else dropped: no line to search */
+  if (L->nactive) pthread_mutex_unlock(&L->mu);
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, qu->alt);
-  if (q) flaw_alt_line(c, &f, q, v);
-  flaw_publish(c, r, qu, &f, false);
+  if (q && kept) flaw_alt_line(c, &f, q, v);
+  flaw_publish(c, r, qu, &f, false, at_nodes, at_ms);
 }
 
 /* A question that proved a fatal flaw whose kind or length the budget left open: the flaw
@@ -646,7 +653,7 @@ static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k,
   f.alt_length_min = min;
   f.alt_line[0] = qu->alt;
   f.alt_line_len = 1;
-  flaw_publish(c, r, qu, &f, true);
+  flaw_publish(c, r, qu, &f, true, nodes_all(c), solver_now_ms());
 }
 
 /* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
