@@ -609,10 +609,20 @@ typedef struct {
  * pass (kind and length), else it is added (and told to on_flaw; with first_flaw a fatal one
  * halts the check). unsettled: qu stays open and completes it later. Under the lead's lock
  * when aides work: no other worker holds a pointer into the report's flaws. */
-static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFlaw *nf, bool unsettled,
-                         uint64_t at_nodes, uint64_t at_ms) {
+/* The report is the lead's: while aides work, it is read and written under the lead's lock. */
+static Checker *report_lock(Checker *c) {
   Checker *L = lead_of(c);
   if (L->nactive) pthread_mutex_lock(&L->mu);
+  return L;
+}
+
+static void report_unlock(Checker *L) {
+  if (L->nactive) pthread_mutex_unlock(&L->mu);
+}
+
+static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFlaw *nf, bool unsettled,
+                         uint64_t at_nodes, uint64_t at_ms) {
+  Checker *L = report_lock(c);
   if (qu->flaw >= 0) {
     r->flaws[qu->flaw] = *nf;
     qu->flaw = -1;
@@ -625,7 +635,7 @@ static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFl
       __atomic_store_n(&L->halt, true, __ATOMIC_RELAXED);
     }
   }
-  if (L->nactive) pthread_mutex_unlock(&L->mu);
+  report_unlock(L);
 }
 
 /* Question qu's flaw of kind k at the 0-based ply0: with its line from q (value v) when q is
@@ -633,10 +643,9 @@ static void flaw_publish(Checker *c, CheckReport *r, Question *qu, const CheckFl
 static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, const Position *q, int v) {
   /* proven now: the line's search below is not part of the first flaw's cost */
   uint64_t at_nodes = nodes_all(c), at_ms = solver_now_ms();
-  Checker *L = lead_of(c);
-  if (L->nactive) pthread_mutex_lock(&L->mu);
+  Checker *L = report_lock(c);
   bool kept = qu->flaw >= 0 || r->nflaws < L->opt.max_alts; /* else dropped: no line to search */
-  if (L->nactive) pthread_mutex_unlock(&L->mu);
+  report_unlock(L);
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, qu->alt);
   if (q && kept) flaw_alt_line(c, &f, q, v);
