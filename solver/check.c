@@ -278,6 +278,7 @@ static bool budget(Checker *c) {
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
   if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
+  so.halt = &lead_of(c)->halt; /* another worker's fatal flaw with first_flaw, or the budget's end */
   so.futile_rule = o->futile_rule;
   so.futile_compare = o->futile_compare;
   so.progress = NULL;
@@ -1244,6 +1245,7 @@ static int check_line(Checker *c, const Position *pos, const Move *line, int n, 
   r->line_given = line && n > 0;
   c->att = pos->side;
   c->t0 = solver_now_ms();
+  c->halt = c->first_halt = false;
   c->nodes = 0;
   c->out_of_budget = false;
   c->call_limit = c->opt.call_nodes;

@@ -212,6 +212,11 @@ void search_check_limits(Solver *s) {
     s->stop_reason = "stop";
     return;
   }
+  if (s->opt.halt && __atomic_load_n(s->opt.halt, __ATOMIC_RELAXED)) {
+    s->stopped = true;
+    s->stop_reason = "halt";
+    return;
+  }
   if (s->node_limit && s->nodes >= s->node_limit) {
     s->stopped = true;
     s->stop_reason = "nodes";

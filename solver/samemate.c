@@ -77,6 +77,7 @@ static bool same_limits(Solver *s) {
     o->opt.time_ms = s->deadline_ms - now;
   }
   o->opt.stop = s->opt.stop;
+  o->opt.halt = s->opt.halt;
   return true;
 }
 

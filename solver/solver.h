@@ -93,6 +93,8 @@ typedef struct {
                         * interposition, reply by reply (default true; false: the first part alone) */
   bool prove_exact;    /* prove the length exact and build the main line (default true) */
   volatile int *stop;  /* when non-NULL and *stop != 0 the search stops soon (e.g. USI "stop") */
+  bool *halt;          /* a second stop, read atomically: the caller's own (a check that another
+                        * worker has ended); the search stops soon when it is set */
   /* multi-path (the multi-path paper) parameters; solver_options_default sets the seed's best values */
   int mp_threads;      /* pseudo-threads including the leader (2) */
   int mp_base;         /* base budget in expanded nodes per turn (1000) */

@@ -3,10 +3,12 @@
 # alone for the first second (most checks end there), then its aides join, each with a table
 # of its own. Where every question is settled the answer cannot depend on who asked what: the
 # verdict, the main line and every flaw (kind, ply, move, length) are those of one thread.
-# usage: workers_test.sh <tsume binary> <scratch directory> <bench.tsv>
+# With --first-flaw, the first fatal flaw that one worker proves stops the other's search at once.
+# usage: workers_test.sh <tsume binary> <scratch directory> <bench.tsv> <zukou100.tsv>
 T="$1"
 W="$2/workers_test.tmp"
 SET="$3"
+ZUKOU="$4"
 rm -rf "$W"
 mkdir -p "$W"
 fail=0
@@ -40,6 +42,28 @@ PY
     *) bad "$id: $r" ;;
   esac
 done
+# zukou-023 with its line: its 余詰 at ply 21 is proven after the aides have joined, while the
+# other worker is in a search of its own; that search stops, so the check ends with the flaw's
+# line search (the check used to wait for the other question, 2 s here)
+{ sed -n 's/^# columns: //p' "$ZUKOU"; awk -F'\t' '$1 == "zukou-023"' "$ZUKOU"; } >"$W/z23.tsv"
+"$T" check --json --threads 2 --time-ms 60000 --first-flaw "$W/z23.tsv" | head -1 >"$W/z23.json"
+r=$(python3 - "$W/z23.json" "$cores" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1])); cores = int(sys.argv[2])
+fatal = [f for f in o["flaws"] if not f.get("tolerated")]
+if o["verdict"] != "flawed" or len(fatal) != 1 or "open" in o:
+    print("verdict %s, %d fatal flaws, open %s" % (o["verdict"], len(fatal), "open" in o))
+elif o.get("workers", 1) == 2 and o["time_ms"] - o["first_flaw_ms"] > 1000:
+    print("ended %d ms after the first flaw (%d ms)" % (o["time_ms"] - o["first_flaw_ms"], o["first_flaw_ms"]))
+else:
+    print("ok %s at ply %d, first flaw %d ms, end %d ms, %d workers" % (fatal[0]["kind"], fatal[0]["ply"],
+          o["first_flaw_ms"], o["time_ms"], o.get("workers", 1)))
+PY
+)
+case "$r" in
+  ok*) ok "zukou-023 --first-flaw: halts at its first fatal flaw ($r)" ;;
+  *) bad "zukou-023 --first-flaw: $r" ;;
+esac
 [ "$cores" -lt 2 ] && echo "note: one processor, so no threads were left over and one worker asked"
 [ $fail -eq 0 ] && echo "workers_test: all passed" || echo "workers_test: FAILED"
 exit $fail
