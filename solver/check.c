@@ -425,7 +425,7 @@ static void flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt)
 }
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass);
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure);
 
 /* Fills the alternative's line: alt, then the main line from q (value v), one that
  * ends with the attacker's hand empty when there is one. */
@@ -491,6 +491,32 @@ typedef struct {
   int npath;
 } Rejoin;
 
+/* Can d plies from q reach t at all? A ply changes at most two squares of the board, and a hand
+ * only by the piece its side drops or captures (one piece a ply of that side). */
+static bool may_reach(const Position *q, const Position *t, int d, Color att) {
+  if (t->side != ((d & 1) ? color_flip(q->side) : q->side)) return false;
+  int natt = q->side == att ? (d + 1) / 2 : d / 2, ndef = d - natt;
+  Color def = color_flip(att);
+  int ha = 0, hd = 0;
+  for (int k = PAWN; k <= GOLD; k++) {
+    ha += abs(hand_count(q->hand[att], (PieceType)k) - hand_count(t->hand[att], (PieceType)k));
+    hd += abs(hand_count(q->hand[def], (PieceType)k) - hand_count(t->hand[def], (PieceType)k));
+  }
+  if (ha > natt || hd > ndef) return false;
+  int nb = 0;
+  for (int sq = 0; sq < SQ_NB; sq++) nb += q->board[sq] != t->board[sq];
+  return nb <= 2 * d;
+}
+
+/* Can a walk from q (exact value w) reach a position of the line where rejoins looks for one:
+ * main[j], j >= rj->from, after w - (n - j) plies? */
+static bool rejoin_possible(const Checker *c, const Rejoin *rj, const Position *q, int w) {
+  int j0 = rj->n - w > rj->from ? rj->n - w : rj->from;
+  for (int j = j0; j < rj->n; j++)
+    if (may_reach(q, &c->main[j], j - (rj->n - w), c->att)) return true;
+  return false;
+}
+
 /* Is p of exact value v (mated within v, not within v - 2)? 1 yes, 0 no, -1 out of budget. */
 static int exact_value(Checker *c, const Position *p, int v) {
   int k1 = mated_within(c, p, v, NULL);
@@ -502,8 +528,10 @@ static int exact_value(Checker *c, const Position *p, int v) {
 /* The main line's candidate moves at q (exact value R): the shortest checks, or
  * the longest replies with futile interpositions left out, unless no other reply
  * lasts R - 1 plies (then the futile ones that do are the longest). Returns the
- * number written to out, or -1 when out of budget. */
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass) {
+ * number written to out, or -1 when out of budget. With nsure, where the budget
+ * left the futility of a longest interposition open: the *nsure moves first in out are
+ * main-line moves whatever it is, those after them may be (-1 when this cannot be told). */
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure) {
   MoveList l;
   bool attacker = q->side == c->att;
   if (attacker)
@@ -511,8 +539,11 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
   else
     movegen_legal(q, &l);
   Bitboard btw = !attacker && c->opt.futile_rule ? solver_interpose_squares(q) : 0;
-  Move fut[MAX_MOVES];
-  int nfut = 0, n = 0;
+  Move fut[MAX_MOVES], open[MAX_MOVES];
+  int nfut = 0, n = 0, nopen = 0;
+  /* a drop's futility holds for its square, whatever the kind (solver_value.h) */
+  FutileMemo fw = {0, 0}, fe = {0, 0};
+  Bitboard open_sq = 0;
   if (futile_pass) *futile_pass = false;
   for (int pass = 0; pass < 2 && n == 0 && R > 0; pass++) {
     if (pass == 1 && futile_pass) *futile_pass = true;
@@ -522,8 +553,12 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       bool interposes = pass == 0 && bb_test(btw, move_to(mv));
       if (interposes) {
         /* the common case first: a free capture leaves a position mated soon */
-        int f = interpose_futile_within(c, q, mv, R + 1);
-        if (f < 0) return -1;
+        int f = futile_memo_get(&fw, mv);
+        if (f < 0) {
+          f = interpose_futile_within(c, q, mv, R + 1);
+          if (f < 0) return -1;
+          futile_memo_put(&fw, mv, f);
+        }
         if (f) {
           fut[nfut++] = mv;
           continue;
@@ -536,7 +571,18 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       if (k < 0) return -1;
       if (k && interposes) {
         /* futility matters only for an interposition that is a longest reply */
-        int f = interpose_futile(c, q, mv, R);
+        int f = futile_memo_get(&fe, mv);
+        if (f < 0 && !(move_is_drop(mv) && bb_test(open_sq, move_to(mv)))) {
+          f = interpose_futile(c, q, mv, R);
+          if (f >= 0)
+            futile_memo_put(&fe, mv, f);
+          else if (move_is_drop(mv))
+            open_sq |= bb_sq(move_to(mv));
+        }
+        if (f < 0 && nsure && !c->out_of_budget) {
+          open[nopen++] = mv;
+          continue;
+        }
         if (f < 0) return -1;
         if (f) {
           fut[nfut++] = mv;
@@ -545,6 +591,29 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       }
       if (k) out[n++] = mv;
     }
+    if (n == 0 && nopen) {
+      /* no reply sure to be a main-line move lasts R - 1. Drops on one square, the open ones are
+       * main-line moves whether they are futile or not; the futile replies that last R - 1 are
+       * too, but only when they are futile. Else which moves are the longest is open. */
+      bool one = bb_popcount(open_sq) == 1;
+      for (int i = 0; i < nopen && one; i++) one = move_is_drop(open[i]);
+      if (!one) return -1;
+      for (int i = 0; i < nopen; i++) out[n++] = open[i];
+      *nsure = n;
+      for (int i = 0; i < nfut; i++) {
+        Position p = *q;
+        Undo u;
+        pos_do_move(&p, fut[i], &u);
+        int k = exact_value(c, &p, R - 1);
+        if (k < 0) return -1;
+        if (k) out[n++] = fut[i];
+      }
+      return n;
+    }
+  }
+  if (nsure) {
+    *nsure = n;
+    for (int i = 0; i < nopen; i++) out[n++] = open[i];
   }
   return n;
 }
@@ -565,14 +634,18 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
     return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
   }
-  if (w <= 1) return 0;
+  if (w <= 1 || !rejoin_possible(c, rj, q, w)) return 0;
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
-  int nm = main_moves(c, q, w, moves, NULL);
+  int nsure = 0;
+  int nm = main_moves(c, q, w, moves, NULL, &nsure);
   if (nm < 0) return -1;
   int best = 0;
   bool unknown = false;
   for (int i = 0; i < nm; i++) {
+    /* an interposition whose futility is open (last in moves): the answer stands when what
+     * its line reaches changes nothing */
+    if (i == nsure && (best == 2 || unknown)) break;
     Position p = *q;
     Undo u;
     pos_do_move(&p, moves[i], &u);
@@ -580,6 +653,10 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     if (push) rj->path[rj->npath++] = move_compact(moves[i]);
     int k = rejoins(c, rj, &p, w - 1);
     if (push) rj->npath--;
+    if (i >= nsure) {
+      if (k < 0 || k > best) return -1;
+      continue;
+    }
     if (k < 0) unknown = true;
     if (k > best) best = k;
     if (best == 2) return 2;
@@ -775,7 +852,7 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
-  int nm = main_moves(c, q, v, moves, NULL);
+  int nm = main_moves(c, q, v, moves, NULL, NULL);
   if (nm < 0) return -1;
   bool unknown = false;
   for (int i = 0; i < nm; i++) {
@@ -837,7 +914,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     if (f) {
       /* a futile interposition is not a defence, unless no other reply lasts R - 1 plies */
       Move moves[MAX_MOVES];
-      if (main_moves(c, at, R, moves, &futile_defence) < 0) return 0;
+      if (main_moves(c, at, R, moves, &futile_defence, NULL) < 0) return 0;
       if (!futile_defence) return 1;
     }
   }

@@ -27,6 +27,18 @@ expect "two fatal flaws: the one at ply 1 is the 15-ply 余詰 4a4c+" "4a4c+ 15"
 "$T" check --json --first-flaw --line "$LINE" "$TWO" >"$W/first.json"
 expect "--first-flaw: one fatal flaw only" 1 "$(python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(sum(1 for f in o["flaws"] if not f["tolerated"]))' <"$W/first.json")"
 
+# tanuki-5-0137: the lance dropped further off (L*1f .. L*1i) mates in 7, longer than the line's 5.
+# Whether it comes back to the line (迂回) asks for the main lines after it, where the only longest
+# replies are drops on 1e whose futility no small budget settles (the capture-and-hand-back
+# position's "mated at all?"). They are main-line replies either way, and the lance cannot
+# come back to the hand within the plies left: 余詰, at a small node budget.
+LANCE="6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1"
+"$T" check --json --nodes 300000 --line "G*1e 1d1c L*1d 1c2c 1e2d" "$LANCE" | head -1 >"$W/lance.json"
+expect "a 余詰 found past an open futility question" "flawed L*1f 7 L*1g 7 L*1h 7 L*1i 7" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(o["verdict"], *[f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["ply"] == 1 and f["kind"] == "yozume"])' <"$W/lance.json")"
+
 # the main line needs more than --call-nodes nodes: found within --time-ms, not cut at the per-search limit
 HARD="6SRp/6P1B/6GGP/8k/9/8N/9/9/9 b rb2g3s3n4l15p 1" # tanuki-11-0031, 11 plies
 "$T" check --call-nodes 10 --time-ms 20000 "$HARD" >"$W/cap.txt"
