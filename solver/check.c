@@ -425,7 +425,9 @@ static void flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt)
 }
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure);
+typedef struct Rejoin Rejoin;
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure,
+                      const Rejoin *rj);
 
 /* Fills the alternative's line: alt, then the main line from q (value v), one that
  * ends with the attacker's hand empty when there is one. */
@@ -484,12 +486,12 @@ static bool same_moves(const uint16_t *a, int na, const uint16_t *b, int nb) {
   return true;
 }
 
-typedef struct {
+struct Rejoin {
   const Move *line;
   int n, from; /* the branch is at ply `from` */
   uint16_t path[CHECK_ALT_LINE_MAX * 2];
   int npath;
-} Rejoin;
+};
 
 /* Can d plies from q reach t at all? A ply changes at most two squares of the board, and a hand
  * only by the piece its side drops or captures (one piece a ply of that side). */
@@ -531,7 +533,8 @@ static int exact_value(Checker *c, const Position *p, int v) {
  * number written to out, or -1 when out of budget. With nsure, where the budget
  * left the futility of a longest interposition open: the *nsure moves first in out are
  * main-line moves whatever it is, those after them may be (-1 when this cannot be told). */
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure) {
+static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure,
+                      const Rejoin *rj) {
   MoveList l;
   bool attacker = q->side == c->att;
   if (attacker)
@@ -545,12 +548,29 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
   FutileMemo fw = {0, 0}, fe = {0, 0};
   Bitboard open_sq = 0;
   if (futile_pass) *futile_pass = false;
-  for (int pass = 0; pass < 2 && n == 0 && R > 0; pass++) {
-    if (pass == 1 && futile_pass) *futile_pass = true;
-    int m = pass == 0 ? l.size : nfut;
+  /* with rj: a move after which no position of the line is within reach adds nothing to the walk,
+   * and waits (its value is asked only when whether the futile replies are the longest turns on it) */
+  Move near[MAX_MOVES], far[MAX_MOVES];
+  int nnear = 0, nfar = 0;
+  for (int i = 0; i < l.size; i++) {
+    Position p = *q;
+    Undo u;
+    if (rj && R > 0) pos_do_move(&p, l.moves[i], &u);
+    if (rj && R > 0 && !rejoin_possible(c, rj, &p, R - 1))
+      far[nfar++] = l.moves[i];
+    else
+      near[nnear++] = l.moves[i];
+  }
+  for (int pass = 0; pass < 3 && n == 0 && R > 0; pass++) {
+    /* pass 0: the moves near the line; 1: the others, asked only when no move near it is a
+     * longest reply and some are futile or open; 2: the futile replies that last R - 1 */
+    if (pass == 1 && !(nfar && nfut + nopen)) continue;
+    if (pass == 2 && futile_pass) *futile_pass = true;
+    const Move *src = pass == 0 ? near : pass == 1 ? far : fut;
+    int m = pass == 0 ? nnear : pass == 1 ? nfar : nfut;
     for (int i = 0; i < m; i++) {
-      Move mv = pass == 0 ? l.moves[i] : fut[i];
-      bool interposes = pass == 0 && bb_test(btw, move_to(mv));
+      Move mv = src[i];
+      bool interposes = pass < 2 && bb_test(btw, move_to(mv));
       if (interposes) {
         /* the common case first: a free capture leaves a position mated soon */
         int f = futile_memo_get(&fw, mv);
@@ -591,7 +611,7 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       }
       if (k) out[n++] = mv;
     }
-    if (n == 0 && nopen) {
+    if (n == 0 && nopen && (pass == 1 || !nfar)) {
       /* no reply sure to be a main-line move lasts R - 1. Drops on one square, the open ones are
        * main-line moves whether they are futile or not; the futile replies that last R - 1 are
        * too, but only when they are futile. Else which moves are the longest is open. */
@@ -638,7 +658,7 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
   int nsure = 0;
-  int nm = main_moves(c, q, w, moves, NULL, &nsure);
+  int nm = main_moves(c, q, w, moves, NULL, &nsure, rj);
   if (nm < 0) return -1;
   int best = 0;
   bool unknown = false;
@@ -852,7 +872,7 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
-  int nm = main_moves(c, q, v, moves, NULL, NULL);
+  int nm = main_moves(c, q, v, moves, NULL, NULL, NULL);
   if (nm < 0) return -1;
   bool unknown = false;
   for (int i = 0; i < nm; i++) {
@@ -914,7 +934,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     if (f) {
       /* a futile interposition is not a defence, unless no other reply lasts R - 1 plies */
       Move moves[MAX_MOVES];
-      if (main_moves(c, at, R, moves, &futile_defence, NULL) < 0) return 0;
+      if (main_moves(c, at, R, moves, &futile_defence, NULL, NULL) < 0) return 0;
       if (!futile_defence) return 1;
     }
   }
