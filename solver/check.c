@@ -553,10 +553,14 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
   Move near[MAX_MOVES], far[MAX_MOVES];
   int nnear = 0, nfar = 0;
   for (int i = 0; i < l.size; i++) {
-    Position p = *q;
-    Undo u;
-    if (rj && R > 0) pos_do_move(&p, l.moves[i], &u);
-    if (rj && R > 0 && !rejoin_possible(c, rj, &p, R - 1))
+    bool off = false;
+    if (rj && R > 0) {
+      Position p = *q;
+      Undo u;
+      pos_do_move(&p, l.moves[i], &u);
+      off = !rejoin_possible(c, rj, &p, R - 1);
+    }
+    if (off)
       far[nfar++] = l.moves[i];
     else
       near[nnear++] = l.moves[i];
