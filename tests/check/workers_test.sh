@@ -42,9 +42,9 @@ PY
     *) bad "$id: $r" ;;
   esac
 done
-# zukou-023 with its line: its 余詰 at ply 21 is proven after the aides have joined, while the
-# other worker is in a search of its own; that search stops, so the check ends with the flaw's
-# line search (the check used to wait for the other question, 2 s here)
+# zukou-023 with its line: its first fatal flaw (a longer defence at ply 2) is proven after the
+# aides have joined, while the other worker is in a search of its own; that search stops, so the
+# check ends with the flaw's line search, not after the other question (2 s more here)
 { sed -n 's/^# columns: //p' "$ZUKOU"; awk -F'\t' '$1 == "zukou-023"' "$ZUKOU"; } >"$W/z23.tsv"
 "$T" check --json --threads 2 --time-ms 60000 --first-flaw "$W/z23.tsv" | head -1 >"$W/z23.json"
 r=$(python3 - "$W/z23.json" "$cores" <<'PY'
