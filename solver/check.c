@@ -565,9 +565,13 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     else
       near[nnear++] = l.moves[i];
   }
-  for (int pass = 0; pass < 3 && n == 0 && R > 0; pass++) {
+  /* the open drops of one square stand for the longest replies: the futile replies that last
+   * R - 1 may be main-line moves too (pass 2 adds them after *nsure) */
+  bool fut_maybe = false;
+  for (int pass = 0; pass < 3 && R > 0; pass++) {
     /* pass 0: the moves near the line; 1: the others, asked only when no move near it is a
      * longest reply and some are futile or open; 2: the futile replies that last R - 1 */
+    if (fut_maybe ? pass != 2 : n > 0) continue;
     if (pass == 1 && !(nfar && nfut + nopen)) continue;
     if (pass == 2 && futile_pass) *futile_pass = true;
     const Move *src = pass == 0 ? near : pass == 1 ? far : fut;
@@ -624,18 +628,11 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       if (!one) return -1;
       for (int i = 0; i < nopen; i++) out[n++] = open[i];
       *nsure = n;
-      for (int i = 0; i < nfut; i++) {
-        Position p = *q;
-        Undo u;
-        pos_do_move(&p, fut[i], &u);
-        int k = exact_value(c, &p, R - 1);
-        if (k < 0) return -1;
-        if (k) out[n++] = fut[i];
-      }
-      return n;
+      nopen = 0;
+      fut_maybe = true;
     }
   }
-  if (nsure) {
+  if (nsure && !fut_maybe) {
     *nsure = n;
     for (int i = 0; i < nopen; i++) out[n++] = open[i];
   }
