@@ -984,6 +984,24 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
   return 1;
 }
 
+/* A flaw's line is searched with the limit of the pass that proves it; one the limit cut
+ * short (the alternative alone) is searched again at the start of each later pass whose
+ * limit is at most this, with that limit, before the pass's questions. */
+#define LINE_RETRY_MAX 2000000
+
+/* The lines of the flaws that have only their move, though they mate in more plies: searched
+ * again with the pass's limit (the lead alone, before the aides join the pass). */
+static void lines_retry(Checker *c, CheckReport *r) {
+  for (int i = 0; i < r->nflaws && budget(c); i++) {
+    CheckFlaw *f = &r->flaws[i];
+    if (f->alt == MOVE_NONE || f->alt_length < 2 || f->alt_line_len != 1) continue;
+    Position q = c->main[f->ply - 1];
+    Undo u;
+    pos_do_move(&q, f->alt, &u);
+    flaw_alt_line(c, f, &q, f->alt_length - 1);
+  }
+}
+
 /* Node limits of one question in the successive passes: most alternatives are
  * refuted at once, so every question gets a small budget before any gets a
  * large one (the check's total budget goes where it finds the most). The third
@@ -1223,6 +1241,7 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     ps.running = false;
     for (int i = 0; i < nq; i++)
       if (qs[i].done || (pass > 0 && fatal && qs[i].longer)) qs[i].taken = (int)pass + 1;
+    if (pass > 0 && lim && lim <= LINE_RETRY_MAX) lines_retry(c, r); /* before the aides: they add flaws */
     if (ps.na) aides_go(c, &ps);
     pass_work(c, &ps, 0);
     for (int k = 0; ps.running && k < ps.na; k++)

@@ -182,6 +182,31 @@ static int pv_interpose_futile_memo(Solver *s, const Position *pos, Color att, c
   return f;
 }
 
+/* The nodes a main line may spend on the futility of one interposition square: at most
+ * this, and an eighth of what its search has left. */
+#define LINE_FUTILE_NODES 200000
+
+/* pv_interpose_futile_memo for the main line of an AND node of exact value R, where an
+ * answer the budget leaves open counts as futile: such a drop is then a main-line move only
+ * when no real defence lasts R-1 plies and it does, and it is one whatever the answer (a
+ * real longest defence, or the futile one that lasts as long: line_build_from). Were it
+ * real beside a real defence of R-1 plies, the line's defence ties with it. 1, 0, -1 stopped. */
+static int line_interpose_futile(Solver *s, const Position *pos, Color att, const MoveList *ml, Move m, int R,
+                                 FutileMemo *fm) {
+  uint64_t lim = s->node_limit, left = lim > s->nodes ? (lim - s->nodes) / 8 : 0;
+  uint64_t cap = s->nodes + (lim && left < LINE_FUTILE_NODES ? left : LINE_FUTILE_NODES);
+  if (!lim || cap < lim) s->node_limit = cap;
+  int f = pv_interpose_futile_memo(s, pos, att, ml, m, R, true, fm);
+  s->node_limit = lim;
+  if (f < 0 && s->stopped && s->stop_reason && !strcmp(s->stop_reason, "nodes") && (!lim || s->nodes < lim)) {
+    s->stopped = false;
+    s->stop_reason = NULL;
+    futile_memo_put(fm, m, true);
+    f = 1;
+  }
+  return f;
+}
+
 static int line_build_from(Solver *s, const Position *root, Color att, int R, Move *out, int cap, bool *grew);
 /* line_build_from with root an attacker node */
 static int line_build(Solver *s, const Position *root, int R, Move *out, int cap, bool *grew) {
@@ -272,7 +297,7 @@ static int line_build_from(Solver *s, const Position *root, Color att, int R, Mo
     for (int i = 0; i < ml.size; i++) {
       Move m = ml.moves[i];
       if (bb_test(fut, move_to(m))) {
-        int f = pv_interpose_futile_memo(s, &pos, att, &ml, m, R, true, &fm);
+        int f = line_interpose_futile(s, &pos, att, &ml, m, R, &fm);
         if (f < 0) return -1;
         if (f) {
           futm[nf++] = m;

@@ -38,6 +38,16 @@ expect "a 余詰 found past an open futility question" "flawed L*1f 7 L*1g 7 L*1
 import json,sys
 o=json.loads(sys.stdin.readline())
 print(o["verdict"], *[f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["ply"] == 1 and f["kind"] == "yozume"])' <"$W/lance.json")"
+# The 余詰's own line in full: its replies on 1e, whose futility stays open, are main-line
+# replies either way, and a line the first pass's limit cuts short is searched again.
+ALT=$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[" ".join(f["alt_line"]) for f in o["flaws"] if f["alt"] == "L*1i"])' <"$W/lance.json")
+expect "the 余詰's line in full (7 plies)" 7 "$(echo "$ALT" | wc -w)"
+"$T" check --nodes 100000 --line "$ALT" "$LANCE" >"$W/lance_alt.txt"
+expect "... a legal line of checks that ends in mate" "line: 7 plies (given) 0" \
+  "$(grep '^line:' "$W/lance_alt.txt") $(grep -c '^verdict: bad-line' "$W/lance_alt.txt")"
 
 # the main line needs more than --call-nodes nodes: found within --time-ms, not cut at the per-search limit
 HARD="6SRp/6P1B/6GGP/8k/9/8N/9/9/9 b rb2g3s3n4l15p 1" # tanuki-11-0031, 11 plies
