@@ -754,21 +754,15 @@ static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int
 /* A question that proved a fatal flaw whose kind or length the budget left open: the flaw
  * with the kind it is when nothing more is known, mating in at least min plies; the question
  * stays open and completes it when it is settled. */
-static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, int min) {
+static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, int min, int max) {
   if (qu->flaw >= 0) return;
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, qu->alt);
   f.alt_length_min = min;
+  f.alt_length_max = max;
   f.alt_line[0] = qu->alt;
   f.alt_line_len = 1;
   flaw_publish(c, r, qu, &f, true, nodes_all(c), solver_now_ms());
-}
-
-/* The exact value of q known to be mated within hi and not within lo (lo < v <= hi)
- * for the report; falls back to found when out of budget. */
-static int value_between(Checker *c, const Position *q, int hi, int found) {
-  int v = value(c, q, hi);
-  return v >= 0 ? v : found;
 }
 
 /* The kind of an attacker alternative at ply p that mates in w plies after it
@@ -831,8 +825,14 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
     FlawKind kind;
     int v = R - 1;
     if (k3 > 0) {
+      /* 早詰 whatever its length: reported at once, its length (at most m3 plies after the
+       * move) completed when a later pass settles it */
       kind = FLAW_HAYAZUME;
-      v = value_between(c, &q, R - 3, m3);
+      v = value(c, &q, R - 3);
+      if (v < 0) {
+        flaw_unsettled(c, r, qu, kind, p, 0, m3 + 1);
+        return 0;
+      }
     } else {
       kind = alternative_kind(c, r, p, qu->alt, &q, v);
       if (kind == FLAW_KIND_NB) return 0;
@@ -853,7 +853,7 @@ static int attacker_question(Checker *c, CheckReport *r, Question *qu) {
   int v = value_above(c, &q, R + 1, m);
   if (v < 0) {
     /* in a one-move problem another check that mates is 余詰 whatever its length */
-    if (n == 1) flaw_unsettled(c, r, qu, FLAW_YOZUME, p, R + 2);
+    if (n == 1) flaw_unsettled(c, r, qu, FLAW_YOZUME, p, R + 2, 0);
     return 0;
   }
   FlawKind kind = n == 1 ? FLAW_YOZUME : alternative_kind(c, r, p, qu->alt, &q, v);
@@ -966,7 +966,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     if (v == SOLVER_VALUE_UNKNOWN) {
       /* mated, and later than the line: a longer defence (変長 when its line ends with pieces
        * left), a fatal flaw before its length is known */
-      if (k2 > 0) flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, R + 2);
+      if (k2 > 0) flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, R + 2, 0);
       return 0;
     }
     if (v == SOLVER_VALUE_NONE) {
@@ -975,7 +975,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     }
     bool known, left = line_ends_with_hand(c, &q, v, &known);
     if (!known) {
-      flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, v + 1);
+      flaw_unsettled(c, r, qu, FLAW_NOT_LONGEST_DEFENCE, p, v + 1, 0);
       return 0;
     }
     kind = left ? FLAW_HENCHOU : FLAW_NOT_LONGEST_DEFENCE;
@@ -1249,6 +1249,13 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
         pthread_join(ps.th[k], NULL);
         if (c->aides[k]->out_of_budget) c->out_of_budget = true;
       }
+  }
+  /* every question settled within smaller limits: the lines still cut short get up to
+   * LINE_RETRY_MAX nodes each (within --call-nodes) */
+  uint64_t ll = c->opt.call_nodes && c->opt.call_nodes < LINE_RETRY_MAX ? c->opt.call_nodes : LINE_RETRY_MAX;
+  if (!ps.left && !c->halt && lim && ll > lim) {
+    c->call_limit = ll;
+    lines_retry(c, r);
   }
   /* no reader counts the aides once their nodes are the lead's */
   __atomic_store_n(&c->nactive, 0, __ATOMIC_RELEASE);

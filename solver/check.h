@@ -98,6 +98,8 @@ typedef struct {
                        * included (-1: no mate, or not known) */
   int alt_length_min; /* with alt_length -1: it mates, in at least this many plies, its length and
                        * kind not settled within the budget (0: none such) */
+  int alt_length_max; /* with alt_length -1: it mates, in at most this many plies (早詰: shorter
+                       * than the line), its exact length not settled within the budget (0: none such) */
   int alt_line_len;   /* its line, alt first, at most CHECK_ALT_LINE_MAX plies kept */
   Move alt_line[CHECK_ALT_LINE_MAX];
   bool alt_komaamari; /* the alternative's line ends with pieces in the attacker's hand */

@@ -61,12 +61,13 @@ static const char CHECK_HELP[] =
     "  --json               one JSON object per problem and line, then a summary object:\n"
     "                       {\"id\":..,\"sfen\":..,\"verdict\":..,\"length\":N,\"line_length\":N,\n"
     "                        \"line\":[..],\"flaws\":[{\"kind\":..,\"ply\":N,\"move\":\"usi\",\n"
-    "                        \"alt\":\"usi\",\"alt_length\":N[,\"alt_length_min\":N],\"alt_line\":[..],\n"
+    "                        \"alt\":\"usi\",\"alt_length\":N[,\"alt_length_min|max\":N],\"alt_line\":[..],\n"
     "                        \"tolerated\":bool}],\"nodes\":N,\"time_ms\":N[,\"reason\":\"no-line|unproven\"]}\n"
     "                       (reason, with an unknown verdict: no mating line found within\n"
     "                       the budget, or questions stopped by it, counted in unproven;\n"
-    "                       alt_length_min, with alt_length -1: a fatal flaw proven, its\n"
-    "                       alternative mating in at least N plies, length not settled)\n"
+    "                       alt_length_min or _max, with alt_length -1: a fatal flaw proven,\n"
+    "                       its alternative mating in at least / at most N plies, length\n"
+    "                       not settled)\n"
     "  --time-ms T          time for the whole check of one problem (default: none)\n"
     "  --nodes N            solver nodes for the whole check of one problem (default: none)\n"
     "  --call-nodes N       nodes of one solver question (default 2000000)\n"
@@ -648,12 +649,14 @@ static void print_flaw(const CheckReport *r, const Position *before, Move prev, 
              f->alt_komaamari ? " with pieces left (駒余り)" : "");
     else if (f->alt_length_min > 0)
       printf(", mate in %d or more (its length not settled within the budget)", f->alt_length_min);
+    else if (f->alt_length_max > 0)
+      printf(", mate in %d or fewer (its length not settled within the budget)", f->alt_length_max);
     else
       printf(", no mate");
     if (f->alt_line_len > 0) {
       printf("\n          ");
       print_alt_line(before, prev, f);
-      if (f->alt_line_len < f->alt_length || f->alt_length_min > 0) printf(" ...");
+      if (f->alt_line_len < f->alt_length || f->alt_length_min > 0 || f->alt_length_max > 0) printf(" ...");
     }
   }
   printf("\n");

@@ -67,6 +67,7 @@ void json_flaw(FILE *f, const CheckReport *r, const CheckFlaw *fl) {
   json_move(f, fl->alt);
   fprintf(f, ",\"alt_length\":%d,", fl->alt_length);
   if (fl->alt_length_min > 0) fprintf(f, "\"alt_length_min\":%d,", fl->alt_length_min);
+  if (fl->alt_length_max > 0) fprintf(f, "\"alt_length_max\":%d,", fl->alt_length_max);
   fputs("\"alt_line\":", f);
   json_moves(f, fl->alt_line, fl->alt_line_len);
   fprintf(f, ",\"alt_komaamari\":%s,\"longer\":%s,\"tolerated\":%s}", tf(fl->alt_komaamari),

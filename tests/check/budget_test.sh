@@ -49,6 +49,23 @@ expect "the 余詰's line in full (7 plies)" 7 "$(echo "$ALT" | wc -w)"
 expect "... a legal line of checks that ends in mate" "line: 7 plies (given) 0" \
   "$(grep '^line:' "$W/lance_alt.txt") $(grep -c '^verdict: bad-line' "$W/lance_alt.txt")"
 
+# zukou-082 (将棋図巧 82; data/public/zukou100.tsv): 4d6b at ply 3 mates in 15, a 早詰. With a
+# small budget its length is not settled: reported as an upper bound (the mate found), not as
+# the length; with more it is completed (length, line).
+Z82="2+P1l4/3pg2R1/pl3+PB2/1B1+rk4/3l5/1pP6/9/2L6/9 b 3g4s4n12p 1"
+L82="3c4d+ 5d6c 2b5b+ 6c7d 5b6c 6b6c 8d7c+ 7d7c 4d6b 7c7d G*7e 6d7e 7f7e 7d6d 6b7c 6d7c R*7d 7c8b 7d7b+ 8b9a 7b8a"
+hz() { python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[" ".join(str(x) for x in (f["kind"], f["alt_length"], f.get("alt_length_max", "-"), len(f["alt_line"]))) for f in o["flaws"] if f["alt"] == "4d6b"])'; }
+"$T" check --json --nodes 100000 --line "$L82" "$Z82" | head -1 >"$W/z82a.json"
+expect "早詰 before its length: an upper bound, the question open" "hayazume -1 17 1 1" \
+  "$(hz <"$W/z82a.json") $(python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); print(sum(1 for q in o["open"] if q["alt"] == "4d6b"))' <"$W/z82a.json")"
+"$T" check --nodes 100000 --line "$L82" "$Z82" >"$W/z82a.txt"
+expect "... in the text: at most, not settled" 1 "$(grep -c '(4d6b), mate in 17 or fewer (its length not settled within the budget)' "$W/z82a.txt")"
+"$T" check --json --nodes 1000000 --line "$L82" "$Z82" | head -1 >"$W/z82b.json"
+expect "... completed with more nodes: its length and line" "hayazume 15 - 15" "$(hz <"$W/z82b.json")"
+
 # the main line needs more than --call-nodes nodes: found within --time-ms, not cut at the per-search limit
 HARD="6SRp/6P1B/6GGP/8k/9/8N/9/9/9 b rb2g3s3n4l15p 1" # tanuki-11-0031, 11 plies
 "$T" check --call-nodes 10 --time-ms 20000 "$HARD" >"$W/cap.txt"

@@ -739,6 +739,7 @@ function renderCheck() {
     }
     if (f.alt_length > 0) li.append(` ${f.alt_length}手${f.longer ? ' 長手数 longer' : ''}`);
     else if (f.alt_length_min > 0) li.append(` ${f.alt_length_min}手以上 (length not settled)`);
+    else if (f.alt_length_max > 0) li.append(` ${f.alt_length_max}手以内 (length not settled)`);
     if (f.alt_komaamari) li.append(' 駒余り');
     li.title = '盤上で再生 play this line on the board';
     li.addEventListener('click', () => openFlaw(i));
