@@ -989,12 +989,13 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
  * limit is at most this, with that limit, before the pass's questions. */
 #define LINE_RETRY_MAX 2000000
 
-/* The lines of the flaws that have only their move, though they mate in more plies: searched
- * again with the pass's limit (the lead alone, before the aides join the pass). */
+/* The lines of the fatal flaws that have only their move, though they mate in more plies:
+ * searched again with the pass's limit (the lead alone, before the aides join the pass). A
+ * tolerated flaw's line stays as the pass that proved it left it. */
 static void lines_retry(Checker *c, CheckReport *r) {
   for (int i = 0; i < r->nflaws && budget(c); i++) {
     CheckFlaw *f = &r->flaws[i];
-    if (f->alt == MOVE_NONE || f->alt_length < 2 || f->alt_line_len != 1) continue;
+    if (f->alt == MOVE_NONE || f->tolerated || f->alt_length < 2 || f->alt_line_len != 1) continue;
     Position q = c->main[f->ply - 1];
     Undo u;
     pos_do_move(&q, f->alt, &u);
