@@ -752,8 +752,8 @@ static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int
 }
 
 /* A question that proved a fatal flaw whose kind or length the budget left open: the flaw
- * with the kind it is when nothing more is known, mating in at least min plies; the question
- * stays open and completes it when it is settled. */
+ * with the kind it is when nothing more is known, mating in at least min plies or at most max
+ * (0: not known); the question stays open and completes it when it is settled. */
 static void flaw_unsettled(Checker *c, CheckReport *r, Question *qu, FlawKind k, int ply0, int min, int max) {
   if (qu->flaw >= 0) return;
   CheckFlaw f;
@@ -984,9 +984,9 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
   return 1;
 }
 
-/* A flaw's line is searched with the limit of the pass that proves it; one the limit cut
- * short (the alternative alone) is searched again at the start of each later pass whose
- * limit is at most this, with that limit, before the pass's questions. */
+/* A flaw's line is searched with the limit of the pass that proves it; a fatal flaw's line
+ * the limit cut short (the alternative alone) is searched again at the start of each later
+ * pass whose limit is at most this, with that limit, before the pass's questions. */
 #define LINE_RETRY_MAX 2000000
 
 /* The lines of the fatal flaws that have only their move, though they mate in more plies:
