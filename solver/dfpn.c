@@ -417,7 +417,15 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
     return;
   }
   int v = search_same_mate(s, &s->pos, s->bh, c->move, !(futsq & FUT_MOVED), len);
-  if (v == 1) return;
+  if (v == 1) {
+    /* the second part compares two mates of this very hand and is not monotone in it (a
+     * piece more for the attacker can shorten the mate without the interposition more than
+     * the one after its capture): the proof hand is this hand (the table takes it for
+     * this hand and larger ones), not the smaller one of the capture-and-hand-back
+     * position's proof */
+    c->hand = s->pos.hand[s->attacker];
+    return;
+  }
   if (v == 0 || v == 2) {
     c->pn = PN_INF;
     c->dn = 0;

@@ -33,7 +33,7 @@ expect "--first-flaw: one fatal flaw only" 1 "$(python3 -c 'import json,sys; o=j
 # position's "mated at all?"). They are main-line replies either way, and the lance cannot
 # come back to the hand within the plies left: 余詰, at a small node budget.
 LANCE="6Rr1/9/6B2/8k/9/9/9/9/9 b GLb3g4s4n2l18p 1"
-"$T" check --json --nodes 300000 --line "G*1e 1d1c L*1d 1c2c 1e2d" "$LANCE" | head -1 >"$W/lance.json"
+"$T" check --json --nodes 1000000 --line "G*1e 1d1c L*1d 1c2c 1e2d" "$LANCE" | head -1 >"$W/lance.json"
 expect "a 余詰 found past an open futility question" "flawed L*1f 7 L*1g 7 L*1h 7 L*1i 7" "$(python3 -c '
 import json,sys
 o=json.loads(sys.stdin.readline())
