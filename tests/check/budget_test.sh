@@ -131,17 +131,21 @@ good=len(q)==1 and q[0]["question"]=="defence" and q[0].get("mates") is True and
 good=good and all("mate_length_max" not in x or x.get("mates") for x in o["open"])
 print("ok" if good else o)' <"$W/z31.json")"
 
-# tanuki-9-0565: the 余詰 7e5c+ at ply 5 mates in 11, its longest reply P*2f a real defence (the
-# capture-and-hand-back position is not the same mate). The bounded questions of its line find the
-# table filled by the check's other questions, whose answers there do not fit together: the line is
-# built again on a part of the table of its own, and is a legal line of checks that ends in mate.
+# tanuki-9-0565: the 余詰 7e5c+ and 7e5c at ply 5 mate in 11, their longest reply P*2f a real
+# defence: the drops on 2f are no futile interposition while the attacker holds a pawn, though they
+# are one while it holds a lance (a proof made with the lance must not answer for the pawn). Each
+# has its 11-ply line, a legal line of checks that ends in mate.
 T565="9/9/9/8S/2B5k/4B2R1/9/9/9 b Sr4g2s4n4l18p 1"
 "$T" check --json --nodes 300000 --line "2f2e 1e1f 5f3h 1f1g 7e3i 1g1h S*2i 1h1i 3i2h" "$T565" | head -1 >"$W/t565.json"
 L565=$(python3 -c '
 import json,sys
 o=json.loads(sys.stdin.readline())
 print(*[" ".join(f["alt_line"]) for f in o["flaws"] if f["ply"] == 5 and f["alt"] == "7e5c+" and f["alt_length"] == 11])' <"$W/t565.json")
-expect "a line the shared table breaks, built again (11 plies)" 11 "$(echo "$L565" | wc -w)"
+expect "a 余詰 whose longest reply is not futile with this hand (11 plies)" 11 "$(echo "$L565" | wc -w)"
+expect "... and the other bishop move, the same length" "7e5c 11 11" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[f["alt"] + " " + str(f["alt_length"]) + " " + str(len(f["alt_line"])) for f in o["flaws"] if f["ply"] == 5 and f["alt"] == "7e5c"])' <"$W/t565.json")"
 "$T" check --nodes 100000 --line "2f2e 1e1f 5f3h 1f1g $L565" "$T565" >"$W/t565_alt.txt"
 expect "... a legal line of checks that ends in mate" "line: 15 plies (given) 0" \
   "$(grep '^line:' "$W/t565_alt.txt") $(grep -c '^verdict: bad-line' "$W/t565_alt.txt")"
