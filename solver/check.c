@@ -64,7 +64,6 @@ struct Checker {
   int flaw_q_cap;
   int cur_q;
   int rejoin_scale; /* the rejoin and 駒余り searches' budget, in CHECK_REJOIN_BUDGET */
-  uint64_t line_views; /* lines built again on a part of the table of their own (line_from) */
   CheckFlawFn on_flaw;
   void *flaw_ctx;
   /* questions asked in parallel (opt.workers > 1, with a time budget): the lead's aides, each
@@ -362,15 +361,6 @@ static int line_from(Checker *c, const Position *p, int v) {
   if (!budget(c)) return -1;
   int n = solver_line_from(c->s, p, c->att, v, c->scratch, c->scratch_cap);
   nodes_add(c, c->s->nodes);
-  if (n < 0 && !c->s->stopped && budget(c)) {
-    /* The bounded questions of a line may find the table filled by other questions with
-     * answers that do not fit together (a 無駄合 judged within one budget, then read
-     * under another): the line is built once more where those have left nothing. */
-    c->s->salt_view = ++c->line_views;
-    n = solver_line_from(c->s, p, c->att, v, c->scratch, c->scratch_cap);
-    c->s->salt_view = 0;
-    nodes_add(c, c->s->nodes);
-  }
   return n;
 }
 

@@ -192,7 +192,7 @@ void search_begin(Solver *s, Color attacker, bool futile) {
     total[t] += hand_count(pos->hand[BLACK], (PieceType)t) + hand_count(pos->hand[WHITE], (PieceType)t);
     salt = mix64(salt ^ ((uint64_t)total[t] << (t * 5)));
   }
-  s->salt = s->salt_view ? mix64(salt ^ s->salt_view) : salt;
+  s->salt = salt;
   s->bh = search_board_hash(s, pos);
   s->futile = futile;
   s->depth_hit = false;

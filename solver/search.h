@@ -84,7 +84,6 @@ struct Solver {
   uint64_t bh;    /* board hash of pos (zob_psq, zob_side) */
   Color attacker;
   uint64_t salt;  /* mixes the attacker colour and the material into every key */
-  uint64_t salt_view; /* nonzero: mixed into the salt too, a part of the table no search has used */
   bool futile;    /* 無駄合 candidates get virtual children (bounded searches only) */
   bool depth_hit;
   bool expect_nomate; /* attacker nodes add the disproof numbers of all but the largest at half */
