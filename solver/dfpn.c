@@ -61,8 +61,15 @@ void search_keys_init(Solver *s) {
     for (int p = 0; p < PIECE_NB; p++) s->zob_psq[q][p] = mix64(x += 0x9e3779b97f4a7c15ULL);
     s->zob_psq[q][PIECE_NONE] = 0; /* an empty square: move hashes xor it in for "no capture" */
   }
+  memset(s->zob_psq[SQ_NB], 0, sizeof s->zob_psq - sizeof s->zob_psq[0] * SQ_NB);
   s->zob_side = mix64(x += 0x9e3779b97f4a7c15ULL);
   for (int q = 0; q < SQ_NB; q++) s->zob_fut[q] = mix64(0x5a5a0000u + (uint64_t)q);
+  for (int p = 0; p < PIECE_NB; p++) {
+    PieceType t = piece_type((Piece)p);
+    s->hand_take[p] = t != PT_NONE && t != KING && t < PT_NB ? hand_add(0, pt_demote(t)) : 0;
+  }
+  for (int f = 0; f < SQ_NB + HAND_PT_NB; f++)
+    s->hand_drop[f] = f > SQ_NB && f - SQ_NB <= GOLD ? hand_add(0, (PieceType)(f - SQ_NB)) : 0;
   for (int a = 0; a < SQ_NB; a++)
     for (int b = 0; b < SQ_NB; b++)
       s->dist4[a][b] = (uint8_t)(4 * (abs(sq_file(a) - sq_file(b)) + abs(sq_rank(a) - sq_rank(b))));
@@ -79,16 +86,15 @@ uint64_t search_board_hash(const Solver *s, const Position *pos) {
 }
 
 /* search_move_hash for a generated move: its piece is taken from m (bits 15..19,
- * types.h), and zob_psq[to][PIECE_NONE] = 0 takes the place of a capture test. */
+ * types.h), zob_psq[to][PIECE_NONE] = 0 takes the place of a capture test, and the
+ * zero rows of drops' "from" fields that of a drop test (a drop lands on an empty
+ * square and never promotes). */
 static inline uint64_t move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
   Square to = move_to(m);
   Piece p = move_piece(m);
-  bh ^= s->zob_side;
-  if (move_is_drop(m)) return bh ^ s->zob_psq[to][p];
-  Piece np = move_is_promote(m) ? (Piece)(p + PT_PROMOTE) : p;
+  Piece np = (Piece)(p + (move_is_promote(m) ? PT_PROMOTE : 0));
   Piece cap = pos->board[to];
-  bh ^= s->zob_psq[move_from(m)][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
-  return bh;
+  return bh ^ s->zob_side ^ s->zob_psq[move_from(m)][p] ^ s->zob_psq[to][np] ^ s->zob_psq[to][cap];
 }
 
 uint64_t search_move_hash(const Solver *s, const Position *pos, uint64_t bh, Move m) {
@@ -121,9 +127,8 @@ uint64_t search_full_key(uint64_t bh, Hand attacker_hand) {
 static inline Hand hand_after(const Solver *s, const Position *pos, Move m, bool virt) {
   Hand h = pos->hand[s->attacker];
   if (pos->side != s->attacker || virt) return h;
-  if (move_is_drop(m)) return hand_sub(h, move_drop_type(m));
-  Piece cap = pos->board[move_to(m)];
-  return cap ? hand_add(h, pt_demote(piece_type(cap))) : h;
+  /* a drop lands on an empty square: at most one of the two is not 0 */
+  return h - s->hand_drop[move_from(m)] + s->hand_take[pos->board[move_to(m)]];
 }
 
 static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
@@ -343,6 +348,19 @@ static inline int child_len_virtual(const Solver *s, const Position *pos, int le
 
 static inline int child_len(int len) { return len >= TT_LEN_INF ? TT_LEN_INF : len - 1; }
 
+/* One child in the choice of the best: the least number (pn at OR nodes, dn at AND nodes),
+ * among equals the least order key, then the first. *bk packs the best's number over its
+ * order key (UINT64_MAX before the first child); *second is the least number of the others,
+ * the loser of each comparison. Written as minima and maxima so that the compiler uses
+ * conditional moves: which child wins is data the branch predictor cannot learn. */
+static inline void best_step(uint64_t *bk, uint32_t *second, int *best, uint32_t num, uint32_t order, int i) {
+  uint64_t k = (uint64_t)num << 32 | order, b = *bk;
+  uint32_t loser = (uint32_t)((k < b ? b : k) >> 32);
+  *second = loser < *second ? loser : *second;
+  *best = k < b ? i : *best;
+  *bk = k < b ? k : b;
+}
+
 /* ---------------------------------------------------------------- children */
 
 static bool arena_reserve(Solver *s, size_t n) {
@@ -439,8 +457,9 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
 }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
- * (prefetching its cluster), then the table, so memory latency overlaps. */
-static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk, int futsq) {
+ * (prefetching its cluster), then the table, so memory latency overlaps. hashed:
+ * s->lookup[i].bh holds child i's board hash (the expansion computed it). */
+static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk, int futsq, bool hashed) {
   Position *pos = &s->pos;
   LookupScratch *ls = s->lookup;
   /* most children keep the attacker's hand: its part of the full key is shared */
@@ -453,7 +472,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
     int cfut = (c->flags & CHILD_FUTCAND) ? move_to(c->move) : -1;
-    uint64_t cbh = move_hash(s, pos, s->bh, c->move);
+    uint64_t cbh = hashed ? ls[i].bh : move_hash(s, pos, s->bh, c->move);
     ls[i].key = key_of(s, cbh, cfut);
     ls[i].hand = hand_after(s, pos, c->move, virt);
     ls[i].full = ls[i].hand == h0 ? cbh ^ full0 : search_full_key(cbh, ls[i].hand);
@@ -571,13 +590,17 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     }
     /* est[i]: escape estimate of the AND node after move i, 0 when not known */
     uint32_t *est = s->escape_est;
+    uint64_t *mbh = s->move_bh;
     bool have_est = real_ok && s->opt.use_mate1 && !self.exact;
     if (have_est) { /* once: a stored node has been tried */
       const Square ek = pos->king[color_flip(att)]; /* on the board: there are checks */
       PosNear nr;
       pos_near_init(&nr, pos, ek);
       /* the children's clusters load while the 1-ply mate test runs */
-      for (int i = 0; i < ml->size; i++) tt_prefetch(&s->tt, key_of(s, move_hash(s, pos, s->bh, ml->moves[i]), -1));
+      for (int i = 0; i < ml->size; i++) {
+        mbh[i] = move_hash(s, pos, s->bh, ml->moves[i]);
+        tt_prefetch(&s->tt, key_of(s, mbh[i], -1));
+      }
       for (int i = 0; i < ml->size; i++) {
         Move m = ml->moves[i];
         /* every move here checks a king that is on the board: the king's free
@@ -614,9 +637,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     bool last = bounded && len == 1;
     bool any_mate1 = false;
     Child *ch = s->arena + base;
+    LookupScratch *ls = s->lookup;
     const uint8_t *dist4 = s->dist4[pos->king[color_flip(att)]];
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
+      uint64_t cbh = have_est ? mbh[i] : move_hash(s, pos, s->bh, m);
       if (last && real_ok) {
         Undo u;
         pos_do_move_unkeyed(pos, m, &u);
@@ -634,8 +659,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         pos_undo_move(pos, m, &u);
         if (!keep) {
-          if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
+          if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m)) {
+            ls[n].bh = cbh;
             ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
+          }
           continue;
         }
       }
@@ -643,9 +670,14 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       /* a known estimate rides in pn until children_lookup takes it */
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
-      if (real_ok) ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
-      if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
+      if (real_ok) {
+        ls[n].bh = cbh;
+        ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
+      }
+      if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m)) {
+        ls[n].bh = cbh;
         ch[n++] = (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok};
+      }
     }
     if (!real_ok || last) len_cut = true;
   } else {
@@ -662,6 +694,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       return result_make(self.pn, self.dn, 0, hand, false);
     }
     Child *ch = s->arena + base;
+    LookupScratch *ls = s->lookup;
     for (int i = 0; i < ml->size; i++) {
       Move m = ml->moves[i];
       /* an interposition, dropped or moved there (移動合): a candidate of the 無駄合 rule */
@@ -671,6 +704,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         res = result_make(PN_INF, 0, len, hand, false);
         goto store;
       }
+      /* the clusters load while the children are built and sorted */
+      ls[n].bh = move_hash(s, pos, s->bh, m);
+      tt_prefetch(&s->tt, key_of(s, ls[n].bh, fl ? move_to(m) : -1));
       ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)};
     }
     /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
@@ -684,13 +720,16 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       }
     for (int i = first_drop + 1; i < n; i++) {
       Child c = ch[i];
+      uint64_t cbh = ls[i].bh;
       uint32_t kc = (uint32_t)move_to(c.move) * 16 + (uint32_t)move_drop_type(c.move);
       int j = i - 1;
       while (j >= first_drop && (uint32_t)move_to(ch[j].move) * 16 + (uint32_t)move_drop_type(ch[j].move) > kc) {
         ch[j + 1] = ch[j];
+        ls[j + 1].bh = ls[j].bh;
         j--;
       }
       ch[j + 1] = c;
+      ls[j + 1].bh = cbh;
     }
   }
   s->arena_top = base + (size_t)n;
@@ -702,7 +741,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     goto store;
   }
 
-  children_lookup(s, s->arena + base, n, len, depth, pk, futsq);
+  children_lookup(s, s->arena + base, n, len, depth, pk, futsq, true);
 
   /* The best move of the table entry goes first among equals. */
   if (self.best) {
@@ -721,45 +760,31 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     uint32_t sum = 0, min1 = PN_INF, min2 = PN_INF;
     best = -1;
     if (or_node) {
+      uint64_t bk = UINT64_MAX;
       for (int i = 0; i < n; i++) {
-        Child *c = &ch[i];
+        const Child *c = &ch[i];
         sum = sat_add(sum, c->dn);
-        if (best < 0) {
-          min1 = c->pn;
-          best = i;
-        } else if (c->pn < min1 || (c->pn == min1 && c->order < ch[best].order)) {
-          min2 = min1;
-          min1 = c->pn;
-          best = i;
-        } else if (c->pn < min2) {
-          min2 = c->pn;
-        }
+        best_step(&bk, &min2, &best, c->pn, c->order, i);
       }
+      min1 = (uint32_t)(bk >> 32);
       pn = min1;
       dn = s->expect_nomate ? or_dn_expecting_nomate(ch, n, sum) : sum;
       if (pn == 0) dn = PN_INF;
       if (pn >= PN_INF) dn = 0;
     } else {
       int open_sq = -1;
+      uint64_t bk = UINT64_MAX;
       for (int i = 0; i < n; i++) {
-        Child *c = &ch[i];
+        const Child *c = &ch[i];
         if (move_is_drop(c->move)) {
           int sq = move_to(c->move);
           if (sq == open_sq && c->dn != 0) continue; /* waits for the open drop on its square */
           if (c->pn != 0) open_sq = sq;
         }
         sum = sat_add(sum, c->pn);
-        if (best < 0) {
-          min1 = c->dn;
-          best = i;
-        } else if (c->dn < min1 || (c->dn == min1 && c->order < ch[best].order)) {
-          min2 = min1;
-          min1 = c->dn;
-          best = i;
-        } else if (c->dn < min2) {
-          min2 = c->dn;
-        }
+        best_step(&bk, &min2, &best, c->dn, c->order, i);
       }
+      min1 = (uint32_t)(bk >> 32);
       dn = min1;
       pn = sum;
       if (dn == 0) pn = PN_INF;
@@ -784,6 +809,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     int cfut = (c->flags & CHILD_FUTCAND) ? (int)move_to(m) | (move_is_drop(m) ? 0 : FUT_MOVED) : -1;
     uint64_t bh0 = s->bh;
     uint64_t cbh = move_hash(s, pos, bh0, m);
+    tt_prefetch(&s->tt, key_of(s, cbh, cfut)); /* the child's own probe, while the move is played */
     uint64_t cfull = search_full_key(cbh, hand_after(s, pos, m, virt));
     Undo u;
     PieceType ret = PT_NONE;
@@ -814,7 +840,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
       /* the next kind on this square becomes open: its proof may already be known */
       Child *nx = &s->arena[base + (size_t)best + 1];
-      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m)) children_lookup(s, nx, 1, len, depth, pk, futsq);
+      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m))
+        children_lookup(s, nx, 1, len, depth, pk, futsq, false);
     }
   }
 

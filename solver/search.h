@@ -49,6 +49,7 @@ enum {
 
 typedef struct {
   uint64_t key, full;
+  uint64_t bh; /* the child's board hash, when the expansion has it already */
   Hand hand;
   uint32_t est;
 } LookupScratch;
@@ -72,10 +73,17 @@ struct Solver {
   TT tt;
   RepTable rep;
 
-  /* the solver's own Zobrist keys, so child keys come without playing the move */
-  uint64_t zob_psq[SQ_NB][PIECE_NB];
+  /* the solver's own Zobrist keys, so child keys come without playing the move; the
+   * rows from SQ_NB on stand for the "from" field of drops (types.h) and are all 0, so
+   * one formula hashes drops and board moves alike */
+  uint64_t zob_psq[SQ_NB + HAND_PT_NB][PIECE_NB];
   uint64_t zob_side;
   uint64_t zob_fut[SQ_NB]; /* mixed into the key of an OR node with a futile-drop candidate square */
+  /* what a move of the attacker does to its hand, without tests: hand_take[p] is added
+   * when it captures piece p (0 for none), hand_drop[from] taken away for a drop's
+   * "from" field (0 for board squares) */
+  Hand hand_take[PIECE_NB];
+  Hand hand_drop[SQ_NB + HAND_PT_NB];
   /* 4 x the king-step distance (files + ranks) between two squares; row SQ_NONE all 0 */
   uint8_t dist4[SQ_NB + 1][SQ_NB];
 
@@ -108,6 +116,7 @@ struct Solver {
   uint16_t *rep_filter; /* counts of full keys on the path, by low bits */
   MoveList scratch, scratch2;
   uint32_t escape_est[MAX_MOVES]; /* per move of scratch at an OR node (dfpn.c) */
+  uint64_t move_bh[MAX_MOVES];    /* per move of scratch at an OR node: the board hash after it */
   LookupScratch lookup[MAX_MOVES * 2];
 
   /* children arena */

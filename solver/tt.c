@@ -5,9 +5,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 _Static_assert(sizeof(TTCluster) == 192, "a cluster is three cache lines");
 
@@ -98,8 +95,6 @@ void tt_clear(TT *tt) {
   tt->used = 0;
 }
 
-#define TAG(key) ((uint32_t)((key) >> 32) | 1u)
-
 /* Effort kept as a 16-bit log-like code: exact below 4096, then coarse. */
 static inline uint16_t amount_code(uint64_t a) {
   if (a < 4096) return (uint16_t)a;
@@ -108,109 +103,33 @@ static inline uint16_t amount_code(uint64_t a) {
   return c > 65535 ? 65535 : (uint16_t)c;
 }
 
-static uint64_t tt_amount_value(uint16_t c) {
-  if (c < 4096) return c;
-  int lg = (c - 4096) / 1024 + 12;
-  return ((uint64_t)1024 + (c - 4096) % 1024) << (lg - 10);
-}
-
-/* Bit i set when entry i of the cluster carries `tag`. */
-static inline unsigned tag_matches(const TTCluster *c, uint32_t tag) {
-#if defined(__SSE2__) && TT_CLUSTER == 8
-  __m128i t = _mm_set1_epi32((int)tag);
-  __m128i lo = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag), t);
-  __m128i hi = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag + 1), t);
-  return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(lo)) | (unsigned)_mm_movemask_ps(_mm_castsi128_ps(hi)) << 4;
-#else
-  unsigned m = 0;
-  for (int i = 0; i < TT_CLUSTER; i++) m |= (unsigned)(c->tag[i] == tag) << i;
-  return m;
-#endif
-}
-
 static inline bool entry_unknown(const TTCluster *c, int i) { return c->pn[i] != 0 && c->dn[i] != 0; }
 
-void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out) {
-  const TTCluster *c = tt_cluster(tt, key);
-  int best_proof = -1, best_disproof = -1, exact = -1;
-  for (unsigned m = tag_matches(c, TAG(key)); m; m &= m - 1) {
-    int i = __builtin_ctz(m);
-    if (c->pn[i] == 0) {
-      if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof]))
-        best_proof = i;
-    } else if (c->dn[i] == 0) {
-      if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
-        best_disproof = i;
-    } else if (c->hand[i] == hand) {
-      /* one unknown entry per board and hand: estimates from another budget are
-       * still the best guess (proofs and disproofs are only taken as above) */
-      exact = i;
-    }
-  }
-  out->flags = 0;
-  out->best = 0;
-  out->amount = 0;
-  out->exact = false;
-  if (best_proof >= 0) {
-    int i = best_proof;
-    out->pn = 0;
-    out->dn = PN_INF;
-    out->len = c->len[i];
-    out->hand = c->hand[i];
-    out->best = c->best[i];
-    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
-    return;
-  }
-  if (best_disproof >= 0) {
-    int i = best_disproof;
-    out->pn = PN_INF;
-    out->dn = 0;
-    out->len = c->len[i];
-    out->hand = c->hand[i];
-    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
-    return;
-  }
-  out->len = 0;
-  out->hand = hand;
-  if (exact >= 0) {
-    int i = exact;
-    out->pn = c->pn[i];
-    out->dn = c->dn[i];
-    out->best = c->best[i];
-    out->flags = c->flags[i];
-    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
-    out->exact = true;
-    return;
-  }
-  out->pn = 1;
-  out->dn = 1;
-}
-
-/* The slot for a new entry in cluster c: an empty one, else the least effort. */
+/* The slot for a new entry in cluster c: the first empty one, else the first with the least effort. */
 static int victim(TT *tt, const TTCluster *c) {
-  int v = -1;
-  for (int i = 0; i < TT_CLUSTER; i++) {
-    if (!c->tag[i]) {
-      /* every write reaches a cluster through an empty slot first: this marks its
-       * chunk (or two: a cluster may straddle a chunk boundary) */
-      size_t off = (size_t)((const uint8_t *)c - (const uint8_t *)tt->mem);
-      tt->dirty[off >> TT_DIRTY_SHIFT] = 1;
-      tt->dirty[(off + sizeof *c - 1) >> TT_DIRTY_SHIFT] = 1;
-      tt->used++;
-      return i;
-    }
-    if (v < 0 || c->amount[i] < c->amount[v]) v = i;
+  unsigned empty = tt_tag_matches(c, 0);
+  if (empty) {
+    /* every write reaches a cluster through an empty slot first: this marks its
+     * chunk (or two: a cluster may straddle a chunk boundary) */
+    size_t off = (size_t)((const uint8_t *)c - (const uint8_t *)tt->mem);
+    tt->dirty[off >> TT_DIRTY_SHIFT] = 1;
+    tt->dirty[(off + sizeof *c - 1) >> TT_DIRTY_SHIFT] = 1;
+    tt->used++;
+    return __builtin_ctz(empty);
   }
+  int v = 0;
+  for (int i = 1; i < TT_CLUSTER; i++)
+    if (c->amount[i] < c->amount[v]) v = i;
   return v;
 }
 
 void tt_store(TT *tt, uint64_t key, Hand hand, int len, uint32_t pn, uint32_t dn, Hand rhand, int rlen,
               uint32_t amount, uint16_t best) {
   TTCluster *c = tt_cluster(tt, key);
-  const uint32_t tag = TAG(key);
+  const uint32_t tag = TT_TAG(key);
   int slot = -1;
   bool solved = pn == 0 || dn == 0;
-  for (unsigned m = tag_matches(c, tag); m; m &= m - 1) {
+  for (unsigned m = tt_tag_matches(c, tag); m; m &= m - 1) {
     int i = __builtin_ctz(m);
     if (entry_unknown(c, i) && c->hand[i] == hand) {
       slot = i; /* the node's own unknown entry: overwritten by its new state */
@@ -243,8 +162,8 @@ void tt_store(TT *tt, uint64_t key, Hand hand, int len, uint32_t pn, uint32_t dn
 
 void tt_mark_rep(TT *tt, uint64_t key, Hand hand, int len) {
   TTCluster *c = tt_cluster(tt, key);
-  const uint32_t tag = TAG(key);
-  for (unsigned m = tag_matches(c, tag); m; m &= m - 1) {
+  const uint32_t tag = TT_TAG(key);
+  for (unsigned m = tt_tag_matches(c, tag); m; m &= m - 1) {
     int i = __builtin_ctz(m);
     if (entry_unknown(c, i) && c->hand[i] == hand) {
       c->flags[i] |= TT_FLAG_REP;

@@ -32,6 +32,10 @@
 
 #include "types.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define TT_CLUSTER 8
 #define TT_LEN_INF 30000
 #define PN_INF 0x7fffffffu
@@ -78,14 +82,95 @@ static inline TTCluster *tt_cluster(const TT *tt, uint64_t key) {
 /* The tag line only: the other lines are read when a tag matches. */
 static inline void tt_prefetch(const TT *tt, uint64_t key) { __builtin_prefetch(tt_cluster(tt, key)); }
 
+/* The tag of a key: its high half, never 0 (0 marks an empty entry). */
+#define TT_TAG(key) ((uint32_t)((key) >> 32) | 1u)
+
+/* The effort an entry's amount code stands for (tt.c keeps it log-scaled). */
+static inline uint64_t tt_amount_value(uint16_t c) {
+  if (c < 4096) return c;
+  int lg = (c - 4096) / 1024 + 12;
+  return ((uint64_t)1024 + (c - 4096) % 1024) << (lg - 10);
+}
+
+/* Bit i set when entry i of the cluster carries `tag`. */
+static inline unsigned tt_tag_matches(const TTCluster *c, uint32_t tag) {
+#if defined(__SSE2__) && TT_CLUSTER == 8
+  __m128i t = _mm_set1_epi32((int)tag);
+  __m128i lo = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag), t);
+  __m128i hi = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)c->tag + 1), t);
+  return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(lo)) | (unsigned)_mm_movemask_ps(_mm_castsi128_ps(hi)) << 4;
+#else
+  unsigned m = 0;
+  for (int i = 0; i < TT_CLUSTER; i++) m |= (unsigned)(c->tag[i] == tag) << i;
+  return m;
+#endif
+}
+
+/* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. Inline: a node
+ * probes each of its children, and the callers use only part of the answer. */
+static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_t key, Hand hand, int len,
+                                                           TTProbe *out) {
+  const TTCluster *c = tt_cluster(tt, key);
+  int best_proof = -1, best_disproof = -1, exact = -1;
+  for (unsigned m = tt_tag_matches(c, TT_TAG(key)); m; m &= m - 1) {
+    int i = __builtin_ctz(m);
+    if (c->pn[i] == 0) {
+      if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof]))
+        best_proof = i;
+    } else if (c->dn[i] == 0) {
+      if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
+        best_disproof = i;
+    } else if (c->hand[i] == hand) {
+      /* one unknown entry per board and hand: estimates from another budget are
+       * still the best guess (proofs and disproofs are only taken as above) */
+      exact = i;
+    }
+  }
+  out->flags = 0;
+  out->best = 0;
+  out->amount = 0;
+  out->exact = false;
+  if (best_proof >= 0) {
+    int i = best_proof;
+    out->pn = 0;
+    out->dn = PN_INF;
+    out->len = c->len[i];
+    out->hand = c->hand[i];
+    out->best = c->best[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
+    return;
+  }
+  if (best_disproof >= 0) {
+    int i = best_disproof;
+    out->pn = PN_INF;
+    out->dn = 0;
+    out->len = c->len[i];
+    out->hand = c->hand[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
+    return;
+  }
+  out->len = 0;
+  out->hand = hand;
+  if (exact >= 0) {
+    int i = exact;
+    out->pn = c->pn[i];
+    out->dn = c->dn[i];
+    out->best = c->best[i];
+    out->flags = c->flags[i];
+    out->amount = (uint32_t)tt_amount_value(c->amount[i]);
+    out->exact = true;
+    return;
+  }
+  out->pn = 1;
+  out->dn = 1;
+}
+
 /* Maps mb MiB (at least one cluster), empty; pages are supplied (zeroed) as the
  * search first touches them. false when out of memory. */
 bool tt_init(TT *tt, size_t mb);
 void tt_release(TT *tt);
 /* Empties the table: clears only the 4 KiB blocks written since the last clear. */
 void tt_clear(TT *tt);
-/* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. */
-void tt_probe(const TT *tt, uint64_t key, Hand hand, int len, TTProbe *out);
 /* Stores the state of node (key, hand, len): unknown (pn, dn > 0) or a result
  * (pn == 0: rhand = proof hand, rlen = mate length; dn == 0: disproof hand,
  * no-mate length). The node's unknown entry is replaced by the result. */
