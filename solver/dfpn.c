@@ -69,7 +69,7 @@ void search_keys_init(Solver *s) {
     s->hand_take[p] = t != PT_NONE && t != KING && t < PT_NB ? hand_add(0, pt_demote(t)) : 0;
   }
   for (int f = 0; f < SQ_NB + HAND_PT_NB; f++)
-    s->hand_drop[f] = f > SQ_NB && f - SQ_NB <= GOLD ? hand_add(0, (PieceType)(f - SQ_NB)) : 0;
+    s->hand_drop[f] = f > SQ_NB ? hand_add(0, (PieceType)(f - SQ_NB)) : 0; /* from SQ_NB + t: a drop of t */
   for (int a = 0; a < SQ_NB; a++)
     for (int b = 0; b < SQ_NB; b++)
       s->dist4[a][b] = (uint8_t)(4 * (abs(sq_file(a) - sq_file(b)) + abs(sq_rank(a) - sq_rank(b))));
@@ -362,6 +362,12 @@ static inline void best_step(uint64_t *bk, uint32_t *second, int *best, uint32_t
 }
 
 /* ---------------------------------------------------------------- children */
+
+/* Appends child c to a node's children, its board hash bh beside it for children_lookup. */
+static inline void child_add(Child *ch, LookupScratch *ls, int *n, Child c, uint64_t bh) {
+  ls[*n].bh = bh;
+  ch[(*n)++] = c;
+}
 
 static bool arena_reserve(Solver *s, size_t n) {
   if (s->arena_top + n <= s->arena_cap) return true;
@@ -659,10 +665,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         pos_undo_move(pos, m, &u);
         if (!keep) {
-          if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m)) {
-            ls[n].bh = cbh;
-            ch[n++] = (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)};
-          }
+          if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
+            child_add(ch, ls, &n, (Child){m, 1, 1, 0, CHILD_VIRTUAL, 0, 0, order_key_or(pos, dist4, m)}, cbh);
           continue;
         }
       }
@@ -670,14 +674,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       /* a known estimate rides in pn until children_lookup takes it */
       uint32_t e = have_est ? est[i] : 0;
       uint8_t ef = e ? CHILD_EST : 0;
-      if (real_ok) {
-        ls[n].bh = cbh;
-        ch[n++] = (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok};
-      }
-      if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m)) {
-        ls[n].bh = cbh;
-        ch[n++] = (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok};
-      }
+      if (real_ok) child_add(ch, ls, &n, (Child){m, e ? e : 1, 1, 0, ef, 0, 0, ok}, cbh);
+      if (futsq >= 0 && move_to(m) == (futsq & FUT_SQ) && !move_is_drop(m) && search_capture_free(pos, m))
+        child_add(ch, ls, &n, (Child){m, e ? e : 1, 1, 0, (uint8_t)(CHILD_VIRTUAL | ef), 0, 0, ok}, cbh);
     }
     if (!real_ok || last) len_cut = true;
   } else {
@@ -705,9 +704,9 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         goto store;
       }
       /* the clusters load while the children are built and sorted */
-      ls[n].bh = move_hash(s, pos, s->bh, m);
-      tt_prefetch(&s->tt, key_of(s, ls[n].bh, fl ? move_to(m) : -1));
-      ch[n++] = (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)};
+      uint64_t cbh = move_hash(s, pos, s->bh, m);
+      tt_prefetch(&s->tt, key_of(s, cbh, fl ? move_to(m) : -1));
+      child_add(ch, ls, &n, (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)}, cbh);
     }
     /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
      * open drop of a square takes part in the node (delayed expansion): once it is
