@@ -443,11 +443,11 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
   int v = search_same_mate(s, &s->pos, s->bh, c->move, !(futsq & FUT_MOVED), len);
   if (v == 1) {
     /* the second part compares two mates of this very hand and is not monotone in it (a
-     * piece more for the attacker can shorten the mate without the interposition more than
-     * the one after its capture): the proof hand is this hand (the table takes it for
-     * this hand and larger ones), not the smaller one of the capture-and-hand-back
-     * position's proof */
+     * piece more or less for the attacker can shorten the mate without the interposition
+     * more than the one after its capture): the answer holds for this hand only, not for
+     * the smaller proof hand of the capture-and-hand-back position, nor for larger ones */
     c->hand = s->pos.hand[s->attacker];
+    c->flags |= CHILD_HAND_ONLY;
     return;
   }
   if (v == 0 || v == 2) {
@@ -456,6 +456,7 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
     c->len = v == 0 ? TT_LEN_INF : (int16_t)child_len_virtual(s, &s->pos, len, c->move); /* 2: this budget */
     c->hand = s->pos.hand[s->attacker];
     c->flags &= (uint8_t)~CHILD_REP;
+    c->flags |= CHILD_HAND_ONLY;
   } else {
     c->pn = 1;
     c->dn = 1;
@@ -501,13 +502,15 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
       c->pn = PN_INF;
       c->dn = 0;
       c->len = TT_LEN_INF;
+      c->flags &= (uint8_t)~CHILD_HAND_ONLY;
       child_set_rep(c, rd);
     } else {
       c->pn = p.pn;
       c->dn = p.dn;
       c->len = p.len;
       c->hand = p.hand;
-      c->flags &= (uint8_t)~CHILD_REP;
+      c->flags &= (uint8_t)~(CHILD_REP | CHILD_HAND_ONLY);
+      if (p.hand_only) c->flags |= CHILD_HAND_ONLY;
       if (virt) virtual_settle(s, c, i > 0 ? &ch[i - 1] : NULL, len, futsq);
       if (!p.exact && p.pn && p.dn && pos->side == s->attacker) {
         /* df-pn+: a new AND node starts from an estimate */
@@ -551,7 +554,7 @@ static inline uint32_t order_key_and(const Position *pos, Move m) {
 static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int depth, uint64_t pk, int futsq);
 
 static SearchResult result_make(uint32_t pn, uint32_t dn, int len, Hand h, bool rep) {
-  SearchResult r = {pn, dn, (int16_t)len, h, rep, -1};
+  SearchResult r = {pn, dn, (int16_t)len, h, rep, -1, false};
   return r;
 }
 
@@ -572,15 +575,19 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
   const bool bounded = len < TT_LEN_INF;
 
   TTProbe self;
+  SearchResult res;
   tt_probe(&s->tt, key, hand, len, &self);
   s->tt_probes++;
-  if (self.pn == 0 || self.dn == 0) return result_make(self.pn, self.dn, self.len, self.hand, false);
+  if (self.pn == 0 || self.dn == 0) {
+    res = result_make(self.pn, self.dn, self.len, self.hand, false);
+    res.hand_only = self.hand_only;
+    return res;
+  }
 
   MoveList *ml = &s->scratch; /* expansion finishes before any recursion */
   size_t base = s->arena_top;
   int n = 0;
   bool len_cut = false;
-  SearchResult res;
 
   if (or_node) {
     checkgen_generate(pos, ml);
@@ -831,6 +838,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     c->dn = r.dn;
     c->len = r.len;
     c->hand = r.hand;
+    c->flags &= (uint8_t)~CHILD_HAND_ONLY;
+    if (r.hand_only) c->flags |= CHILD_HAND_ONLY;
     if (r.dn == 0 && r.rep)
       child_set_rep(c, r.rdep);
     else
@@ -871,27 +880,38 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         ph = hand_min2(ph, hand);
         res = result_make(0, PN_INF, bl, ph, false);
+        if (ch[bi].flags & CHILD_HAND_ONLY) {
+          res.hand = hand;
+          res.hand_only = true;
+        }
         best = bi;
       } else {
         int ml_ = 0;
         Hand ph = 0;
+        bool only = false;
         for (int i = 0; i < n; i++) {
           int l = ch[i].len >= TT_LEN_INF ? TT_LEN_INF : ch[i].len + 1;
           if (l > ml_) ml_ = l;
           ph = hand_max2(ph, ch[i].hand);
+          only |= (ch[i].flags & CHILD_HAND_ONLY) != 0;
         }
         if (ml_ < 0) ml_ = 0;
         ph = hand_min2(and_proof_fix(pos, att, ph), hand);
         res = result_make(0, PN_INF, ml_, ph, false);
+        if (only) {
+          res.hand = hand;
+          res.hand_only = true;
+        }
       }
     } else if (dn == 0) {
       if (or_node) {
         int nl = len_cut ? len : TT_LEN_INF;
         Hand dp = 0x7fffffffu & ~HAND_BORROW_MASK; /* "every count": reduced below */
-        bool rep = false;
+        bool rep = false, only = false;
         int rdep = SOLVER_MAX_DEPTH;
         for (int i = 0; i < n; i++) {
           Child *c = &ch[i];
+          only |= (c->flags & CHILD_HAND_ONLY) != 0;
           if (c->flags & CHILD_REP) {
             rep = true;
             if (child_rep_depth(c) < rdep) rdep = child_rep_depth(c);
@@ -922,6 +942,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, rep);
         res.rdep = (int16_t)(rep ? rdep : -1);
+        if (only) {
+          res.hand = hand;
+          res.hand_only = true;
+        }
       } else {
         int bi = -1;
         for (int i = 0; i < n; i++)
@@ -938,6 +962,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, (c->flags & CHILD_REP) != 0);
         if (res.rep) res.rdep = (int16_t)child_rep_depth(c);
+        if (c->flags & CHILD_HAND_ONLY) {
+          res.hand = hand;
+          res.hand_only = true;
+        }
         best = bi;
       }
     } else {
@@ -956,7 +984,8 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       rep_add(s, pk, res.rdep);
       tt_mark_rep(&s->tt, key, hand, len);
     } else {
-      tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand, res.len, amount, best_move);
+      tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand | (res.hand_only ? TT_HAND_ONLY : 0), res.len,
+               amount, best_move);
     }
     if (s->tt.used * 4 > s->tt.size * 3) tt_gc(&s->tt);
   }

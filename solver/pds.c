@@ -132,7 +132,7 @@ SearchResult search_multipath(Solver *s, int len) {
   uint64_t base = s->opt.mp_base > 0 ? (uint64_t)s->opt.mp_base : 1000;
   Move lpath[MP_PATH_MAX];
   int ln = 0;
-  SearchResult r = {1, 1, 0, 0, false, -1};
+  SearchResult r = {1, 1, 0, 0, false, -1, false};
   int turn = 0;
   for (;;) {
     if (s->stopped) break;
@@ -208,7 +208,7 @@ SearchResult search_multipath(Solver *s, int len) {
     search_probe_pos(s, len, &p);
     r.pn = p.pn ? p.pn : 1;
     r.dn = p.dn ? p.dn : 1;
-    if (p.pn == 0 || p.dn == 0) r = (SearchResult){p.pn, p.dn, p.len, p.hand, false, -1};
+    if (p.pn == 0 || p.dn == 0) r = (SearchResult){p.pn, p.dn, p.len, p.hand, false, -1, p.hand_only};
   }
   return r;
 }

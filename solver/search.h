@@ -23,6 +23,7 @@ typedef struct {
   Hand hand;   /* proof / disproof hand when solved */
   bool rep;    /* the disproof depends on the path (repetition or depth limit) */
   int16_t rdep; /* rep: the least depth of a position on the path it repeats (-1: a depth limit) */
+  bool hand_only; /* solved for this very hand only (tt.h, TT_HAND_ONLY): hand is the node's */
 } SearchResult;
 
 /* One child of an expanded node. */
@@ -44,7 +45,8 @@ enum {
   CHILD_FUTCAND = 2, /* an interposition (drop or 移動合) that may be futile: its OR node gets virtual children */
   CHILD_REP = 4,     /* disproven by a repetition / depth limit on the current path */
   CHILD_EST = 8,     /* until the table lookup: pn holds the escape estimate of the AND node */
-  CHILD_UNASKED = 16 /* a proven virtual child of an unbounded node, 無駄合's second part not asked */
+  CHILD_UNASKED = 16, /* a proven virtual child of an unbounded node, 無駄合's second part not asked */
+  CHILD_HAND_ONLY = 32 /* solved for this very hand only (SearchResult.hand_only) */
 };
 
 typedef struct {

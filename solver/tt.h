@@ -43,6 +43,12 @@
 
 enum { TT_FLAG_REP = 1 }; /* the node was once disproven by a repetition on some path */
 
+/* Beside a solved entry's hand (a bit no hand uses): the proof or disproof holds for this
+ * very hand only, not for larger (proof) or smaller (disproof) ones. A result that rests on
+ * the 無駄合 rule's third condition (the same mate, which compares two mates of one hand)
+ * carries it up the tree. */
+#define TT_HAND_ONLY (1u << 31)
+
 typedef struct {
   uint32_t tag[TT_CLUSTER]; /* high half of the key (the low half chose the cluster); 0 = empty */
   Hand hand[TT_CLUSTER];
@@ -73,6 +79,7 @@ typedef struct {
   uint8_t flags;
   uint32_t amount;
   bool exact;     /* an unknown entry of this very hand and budget was found */
+  bool hand_only; /* solved: the result holds for this very hand only (TT_HAND_ONLY) */
 } TTProbe;
 
 static inline TTCluster *tt_cluster(const TT *tt, uint64_t key) {
@@ -114,11 +121,15 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
   int best_proof = -1, best_disproof = -1, exact = -1;
   for (unsigned m = tt_tag_matches(c, TT_TAG(key)); m; m &= m - 1) {
     int i = __builtin_ctz(m);
+    /* the marker bit lies above every count: hand_ge ignores it */
+    bool fits = !(c->hand[i] & TT_HAND_ONLY) || (c->hand[i] & ~TT_HAND_ONLY) == hand;
     if (c->pn[i] == 0) {
-      if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof]))
+      if (fits && c->len[i] <= len && hand_ge(hand, c->hand[i]) &&
+          (best_proof < 0 || c->len[i] < c->len[best_proof]))
         best_proof = i;
     } else if (c->dn[i] == 0) {
-      if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
+      if (fits && c->len[i] >= len && hand_ge(c->hand[i], hand) &&
+          (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
         best_disproof = i;
     } else if (c->hand[i] == hand) {
       /* one unknown entry per board and hand: estimates from another budget are
@@ -130,12 +141,14 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
   out->best = 0;
   out->amount = 0;
   out->exact = false;
+  out->hand_only = false;
   if (best_proof >= 0) {
     int i = best_proof;
     out->pn = 0;
     out->dn = PN_INF;
     out->len = c->len[i];
-    out->hand = c->hand[i];
+    out->hand = c->hand[i] & ~TT_HAND_ONLY;
+    out->hand_only = (c->hand[i] & TT_HAND_ONLY) != 0;
     out->best = c->best[i];
     out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     return;
@@ -145,7 +158,8 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
     out->pn = PN_INF;
     out->dn = 0;
     out->len = c->len[i];
-    out->hand = c->hand[i];
+    out->hand = c->hand[i] & ~TT_HAND_ONLY;
+    out->hand_only = (c->hand[i] & TT_HAND_ONLY) != 0;
     out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     return;
   }

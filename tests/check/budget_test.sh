@@ -150,5 +150,25 @@ print(*[f["alt"] + " " + str(f["alt_length"]) + " " + str(len(f["alt_line"])) fo
 expect "... a legal line of checks that ends in mate" "line: 15 plies (given) 0" \
   "$(grep '^line:' "$W/t565_alt.txt") $(grep -c '^verdict: bad-line' "$W/t565_alt.txt")"
 
+# tanuki-5-0238: the lance drops L*2f-L*2i at ply 1 mate in 11 (a fresh search: not within 10
+# plies); their longest reply L*2e lasts 10. A proof that counted an interposition futile by the rule's
+# third condition (the same mate) was made with a smaller hand and answered for this one, and the check
+# gave them mate in 9. Each 11-ply line is a legal line of checks that ends in mate.
+T238="7k1/9/9/9/6R2/5B3/9/9/9 b GLrb3g4s4n3l18p 1"
+"$T" check --json --nodes 600000 --line "G*1b 2a1b 3e3b+ P*2b L*1c" "$T238" | head -1 >"$W/t238.json"
+expect "the lance drops at ply 1 mate in 11, each with its 11-ply line" "L*2f 11 11 L*2g 11 11 L*2h 11 11 L*2i 11 11" \
+  "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[f["alt"] + " " + str(f["alt_length"]) + " " + str(len(f["alt_line"])) for f in o["flaws"]
+        if f["ply"] == 1 and f["alt"] in ("L*2f", "L*2g", "L*2h", "L*2i")])' <"$W/t238.json")"
+L238=$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[" ".join(f["alt_line"]) for f in o["flaws"] if f["ply"] == 1 and f["alt"] == "L*2i"])' <"$W/t238.json")
+"$T" check --nodes 100000 --line "$L238" "$T238" >"$W/t238_alt.txt"
+expect "... a legal line of checks that ends in mate" "line: 11 plies (given) 0" \
+  "$(grep '^line:' "$W/t238_alt.txt") $(grep -c '^verdict: bad-line' "$W/t238_alt.txt")"
+
 [ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
 exit $fail

@@ -365,6 +365,39 @@ static void test_table_clear(void **state) {
   solver_free(used);
 }
 
+/* The table: a proof answers larger hands and a disproof smaller ones, unless it is marked as
+ * holding for its own hand only (a result that rests on the 無駄合 rule's third condition). */
+static void test_table_hand_only(void **state) {
+  (void)state;
+  TT tt;
+  assert_true(tt_init(&tt, 1));
+  Hand h = hand_add(hand_add(0, SILVER), PAWN), more = hand_add(h, LANCE), less = hand_sub(h, PAWN);
+  const uint64_t kp = 0x1234567890abcdefULL, kq = 0x0fedcba987654321ULL;
+  const uint64_t kr = 0x1111222233334444ULL, ks = 0x5555666677778888ULL;
+  tt_store(&tt, kp, h, 9, 0, PN_INF, h, 7, 100, 0);
+  tt_store(&tt, kq, h, 9, 0, PN_INF, h | TT_HAND_ONLY, 7, 100, 0);
+  tt_store(&tt, kr, h, 9, PN_INF, 0, h, TT_LEN_INF, 100, 0);
+  tt_store(&tt, ks, h, 9, PN_INF, 0, h | TT_HAND_ONLY, TT_LEN_INF, 100, 0);
+  TTProbe p;
+  tt_probe(&tt, kp, more, 9, &p);
+  assert_int_equal(p.pn, 0);
+  assert_false(p.hand_only);
+  tt_probe(&tt, kq, h, 9, &p);
+  assert_int_equal(p.pn, 0);
+  assert_true(p.hand_only);
+  assert_int_equal(p.hand, h); /* the marker is not part of the hand */
+  tt_probe(&tt, kq, more, 9, &p);
+  assert_true(p.pn != 0 && p.dn != 0);
+  tt_probe(&tt, kr, less, 9, &p);
+  assert_int_equal(p.dn, 0);
+  tt_probe(&tt, ks, h, 9, &p);
+  assert_int_equal(p.dn, 0);
+  assert_true(p.hand_only);
+  tt_probe(&tt, ks, less, 9, &p);
+  assert_true(p.pn != 0 && p.dn != 0);
+  tt_release(&tt);
+}
+
 /* Repetitions: a disproof that rests on a repetition of the node itself or below is kept as a real
  * one, a disproof through a repetition above it is not, and a child disproven by a repetition keeps
  * the repeated depth where its hand would be. Every position two plies after a check of a lone rook
@@ -455,6 +488,7 @@ int main(void) {
       cmocka_unit_test(test_checkgen_and_mate1),
       cmocka_unit_test(test_futile_gap),
       cmocka_unit_test(test_table_clear),
+      cmocka_unit_test(test_table_hand_only),
       cmocka_unit_test(test_repetition_paths),
   };
   return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
