@@ -428,7 +428,22 @@ static inline uint32_t or_dn_expecting_nomate(const Child *ch, int n, uint32_t s
  * asked, and the node's proof gets no length (CHILD_UNASKED). */
 static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int futsq) {
   c->flags &= (uint8_t)~CHILD_UNASKED;
-  if (c->pn != 0 || !(c->flags & CHILD_VIRTUAL)) return;
+  if (!(c->flags & CHILD_VIRTUAL)) return;
+  if (c->dn == 0 && ((c->flags & CHILD_REP) || c->len < TT_LEN_INF) && len < TT_LEN_INF && s->opt.futile_rule &&
+      s->opt.futile_compare) {
+    /* not mated within the budget under the whole rule (or not on this path): the budget's
+     * argument (child_len_virtual) is about the lengths of the rule's first part, under which
+     * a deeper interposition that the second part counts as a defence is futile, so those
+     * lengths decide whether this one can be futile within the budget */
+    int w = search_same_within(s, &s->pos, s->bh, c->move, child_len_virtual(s, &s->pos, len, c->move));
+    if (w == 0) return;
+    c->pn = w > 0 ? 0 : 1;
+    c->dn = w > 0 ? PN_INF : 1;
+    c->hand = s->pos.hand[s->attacker];
+    c->flags &= (uint8_t)~CHILD_REP;
+    if (w < 0) return;
+  }
+  if (c->pn != 0) return;
   if (twin && twin->pn == 0 && twin->move == c->move && !(twin->flags & CHILD_VIRTUAL)) {
     /* the capture itself mates within the budget: the node is proven whatever the rule says of
      * the interposition, and the question is not asked */

@@ -265,3 +265,30 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bo
   e->value = (int8_t)v;
   return v;
 }
+
+int search_same_within(Solver *s, const Position *a, uint64_t bh, Move capture, int bound) {
+  if (!same_ready(s)) {
+    s->stopped = true;
+    s->stop_reason = "memory";
+    return -1;
+  }
+  uint64_t k = memo_key(mix(same_key(a, bh, capture) ^ 0x3c1d ^ ((uint64_t)(uint32_t)bound << 20)));
+  SameMemo *e = memo_slot(s, k);
+  if (e->key == k) return e->value;
+  Position y = *a;
+  pos_finish_setup(&y);
+  Undo u;
+  PieceType ret;
+  search_virtual_do(&y, capture, &u, &ret);
+  int v = same_found(s, &y, a->side, bound);
+  if (v == SOLVER_VALUE_UNKNOWN) {
+    if (!s->stopped) {
+      s->stopped = true;
+      s->stop_reason = s->same_why ? s->same_why : "same-mate";
+    }
+    return -1;
+  }
+  e->key = k;
+  e->value = (int8_t)(v >= 0);
+  return v >= 0;
+}

@@ -192,6 +192,10 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bo
 /* The answer search_same_mate would give from what it has kept, without a search;
  * -1 when not kept. */
 int search_same_known(Solver *s, const Position *a, uint64_t bh, Move capture, int bound);
+/* Is the capture-and-hand-back position of `capture` (a, bh as above) mated within `bound`
+ * plies under the rule's first part alone (conditions 1 and 2: the lengths the rule compares)?
+ * 1 yes, 0 no, -1 a limit stopped the question (s->stopped is set). */
+int search_same_within(Solver *s, const Position *a, uint64_t bh, Move capture, int bound);
 void search_same_release(Solver *s);
 
 /* pds.c */

@@ -170,5 +170,19 @@ print(*[" ".join(f["alt_line"]) for f in o["flaws"] if f["ply"] == 1 and f["alt"
 expect "... a legal line of checks that ends in mate" "line: 11 plies (given) 0" \
   "$(grep '^line:' "$W/t238_alt.txt") $(grep -c '^verdict: bad-line' "$W/t238_alt.txt")"
 
+# tanuki-9-0438: at ply 3, L*1h mates in 5, 早詰 (the line has 7 plies left). The drops on 1g are
+# futile (the lance takes them for free, and the mate goes on as without them under the rule's first
+# two conditions); the capture-and-hand-back position is mated within the bounded search's budget
+# under those conditions only, not under the whole rule, where a deeper drop is a defence. Asked
+# under the whole rule, the bounded search counted P*1g as a defence lasting 6 and gave mate in 7
+# (a tolerated 手順前後).
+T438="6R1B/8S/8k/7LN/9/9/9/9/9 b SLrb4g2s3n2l18p 1"
+"$T" check --json --nodes 300000 --line "2d2c+ 1c1d 3a3d+ 1d1e 3d2d 1e1f L*1h R*1g S*2g" "$T438" | head -1 >"$W/t438.json"
+expect "a 早詰 whose longest reply is not a futile drop (5 plies)" "3 L*1h hayazume 5 5" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[str(f["ply"]) + " " + f["alt"] + " " + f["kind"] + " " + str(f["alt_length"]) + " " + str(len(f["alt_line"]))
+        for f in o["flaws"] if f["alt"] == "L*1h"])' <"$W/t438.json")"
+
 [ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
 exit $fail
