@@ -118,15 +118,18 @@ static inline unsigned tt_tag_matches(const TTCluster *c, uint32_t tag) {
 static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_t key, Hand hand, int len,
                                                            TTProbe *out) {
   const TTCluster *c = tt_cluster(tt, key);
-  int best_proof = -1, best_disproof = -1, exact = -1;
+  int best_proof = -1, best_disproof = -1, exact = -1, hint = -1;
   for (unsigned m = tt_tag_matches(c, TT_TAG(key)); m; m &= m - 1) {
     int i = __builtin_ctz(m);
     /* the marker bit lies above every count: hand_ge ignores it */
     bool fits = !(c->hand[i] & TT_HAND_ONLY) || (c->hand[i] & ~TT_HAND_ONLY) == hand;
     if (c->pn[i] == 0) {
-      if (fits && c->len[i] <= len && hand_ge(hand, c->hand[i]) &&
-          (best_proof < 0 || c->len[i] < c->len[best_proof]))
-        best_proof = i;
+      if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof])) {
+        if (fits)
+          best_proof = i;
+        else
+          hint = i; /* a proof of another hand: its move is the first to try */
+      }
     } else if (c->dn[i] == 0) {
       if (fits && c->len[i] >= len && hand_ge(c->hand[i], hand) &&
           (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
@@ -165,11 +168,12 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
   }
   out->len = 0;
   out->hand = hand;
+  if (hint >= 0) out->best = c->best[hint];
   if (exact >= 0) {
     int i = exact;
     out->pn = c->pn[i];
     out->dn = c->dn[i];
-    out->best = c->best[i];
+    if (c->best[i]) out->best = c->best[i];
     out->flags = c->flags[i];
     out->amount = (uint32_t)tt_amount_value(c->amount[i]);
     out->exact = true;
