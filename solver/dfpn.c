@@ -436,11 +436,10 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
      * a deeper interposition that the second part counts as a defence is futile, so those
      * lengths decide whether this one can be futile within the budget */
     int w = search_same_within(s, &s->pos, s->bh, c->move, child_len_virtual(s, &s->pos, len, c->move));
-    if (w == 0) return;
-    c->pn = w > 0 ? 0 : 1;
-    c->dn = w > 0 ? PN_INF : 1;
-    c->hand = s->pos.hand[s->attacker];
+    if (w == 0) return; /* a defence at this budget */
     c->flags &= (uint8_t)~CHILD_REP;
+    c->pn = w > 0 ? 0 : 1; /* mated within it: on to the second part; -1: stopped, left open */
+    c->dn = w > 0 ? PN_INF : 1;
     if (w < 0) return;
   }
   if (c->pn != 0) return;
@@ -870,6 +869,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
 
   {
     Child *ch = s->arena + base;
+    bool only = false; /* the result rests on a child solved for its hand only */
     if (pn == 0) {
       if (or_node) {
         /* the proven child with the shortest mate */
@@ -895,15 +895,11 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         }
         ph = hand_min2(ph, hand);
         res = result_make(0, PN_INF, bl, ph, false);
-        if (ch[bi].flags & CHILD_HAND_ONLY) {
-          res.hand = hand;
-          res.hand_only = true;
-        }
+        only = ch[bi].flags & CHILD_HAND_ONLY;
         best = bi;
       } else {
         int ml_ = 0;
         Hand ph = 0;
-        bool only = false;
         for (int i = 0; i < n; i++) {
           int l = ch[i].len >= TT_LEN_INF ? TT_LEN_INF : ch[i].len + 1;
           if (l > ml_) ml_ = l;
@@ -913,16 +909,12 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         if (ml_ < 0) ml_ = 0;
         ph = hand_min2(and_proof_fix(pos, att, ph), hand);
         res = result_make(0, PN_INF, ml_, ph, false);
-        if (only) {
-          res.hand = hand;
-          res.hand_only = true;
-        }
       }
     } else if (dn == 0) {
       if (or_node) {
         int nl = len_cut ? len : TT_LEN_INF;
         Hand dp = 0x7fffffffu & ~HAND_BORROW_MASK; /* "every count": reduced below */
-        bool rep = false, only = false;
+        bool rep = false;
         int rdep = SOLVER_MAX_DEPTH;
         for (int i = 0; i < n; i++) {
           Child *c = &ch[i];
@@ -957,10 +949,6 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, rep);
         res.rdep = (int16_t)(rep ? rdep : -1);
-        if (only) {
-          res.hand = hand;
-          res.hand_only = true;
-        }
       } else {
         int bi = -1;
         for (int i = 0; i < n; i++)
@@ -977,14 +965,15 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         if (!hand_ge(dp, hand)) dp = hand;
         res = result_make(PN_INF, 0, nl, dp, (c->flags & CHILD_REP) != 0);
         if (res.rep) res.rdep = (int16_t)child_rep_depth(c);
-        if (c->flags & CHILD_HAND_ONLY) {
-          res.hand = hand;
-          res.hand_only = true;
-        }
+        only = c->flags & CHILD_HAND_ONLY;
         best = bi;
       }
     } else {
       res = result_make(pn, dn, len, hand, false);
+    }
+    if (only) {
+      res.hand = hand;
+      res.hand_only = true;
     }
   }
   uint16_t best_move = best >= 0 ? move_compact(s->arena[base + (size_t)best].move) : 0;

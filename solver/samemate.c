@@ -126,6 +126,24 @@ static int no_longer(Solver *s, const Position *yr, const Position *w, Color att
 
 static uint64_t memo_key(uint64_t k) { return k | 1; /* 0 marks an empty slot */ }
 
+/* y: the position after the free capture of the piece just interposed, that piece handed back. */
+static void hand_back_position(const Position *a, Move capture, Position *y) {
+  *y = *a;
+  pos_finish_setup(y);
+  Undo u;
+  PieceType ret;
+  search_virtual_do(y, capture, &u, &ret);
+}
+
+/* A question stopped by a limit stops the search that asked it. */
+static int same_stopped(Solver *s) {
+  if (!s->stopped) {
+    s->stopped = true;
+    s->stop_reason = s->same_why ? s->same_why : "same-mate";
+  }
+  return -1;
+}
+
 static SameMemo *memo_slot(Solver *s, uint64_t k) {
   return &s->same_memo[k & (((size_t)1 << SAME_MEMO_BITS) - 1)];
 }
@@ -145,11 +163,8 @@ enum { SAME_NO = 0, SAME_YES = 1, SAME_NOT_WITHIN = 2 };
 static int same_compute(Solver *s, const Position *a, Move capture, int bound, bool drop) {
   Color att = a->side, def = color_flip(att);
   Square sq = move_to(capture);
-  Position y = *a;
-  pos_finish_setup(&y);
-  Undo u;
-  PieceType ret;
-  search_virtual_do(&y, capture, &u, &ret);
+  Position y;
+  hand_back_position(a, capture, &y);
   Position z = *a;
   Piece on = z.board[sq];
   pos_remove(&z, sq);
@@ -249,13 +264,7 @@ int search_same_mate(Solver *s, const Position *a, uint64_t bh, Move capture, bo
   uint64_t k = same_key(a, bh, capture), kb = memo_key(mix(k ^ 0x77));
   SameMemo *e = memo_slot(s, k), *eb = memo_slot(s, kb);
   int v = same_compute(s, a, capture, bound, drop);
-  if (v < 0) {
-    if (!s->stopped) {
-      s->stopped = true;
-      s->stop_reason = s->same_why ? s->same_why : "same-mate";
-    }
-    return -1;
-  }
+  if (v < 0) return same_stopped(s);
   if (v == SAME_NOT_WITHIN) {
     eb->key = kb;
     eb->value = (int8_t)(bound < 127 ? bound : 127);
@@ -275,19 +284,10 @@ int search_same_within(Solver *s, const Position *a, uint64_t bh, Move capture, 
   uint64_t k = memo_key(mix(same_key(a, bh, capture) ^ 0x3c1d ^ ((uint64_t)(uint32_t)bound << 20)));
   SameMemo *e = memo_slot(s, k);
   if (e->key == k) return e->value;
-  Position y = *a;
-  pos_finish_setup(&y);
-  Undo u;
-  PieceType ret;
-  search_virtual_do(&y, capture, &u, &ret);
+  Position y;
+  hand_back_position(a, capture, &y);
   int v = same_found(s, &y, a->side, bound);
-  if (v == SOLVER_VALUE_UNKNOWN) {
-    if (!s->stopped) {
-      s->stopped = true;
-      s->stop_reason = s->same_why ? s->same_why : "same-mate";
-    }
-    return -1;
-  }
+  if (v == SOLVER_VALUE_UNKNOWN) return same_stopped(s);
   e->key = k;
   e->value = (int8_t)(v >= 0);
   return v >= 0;

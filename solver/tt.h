@@ -121,18 +121,18 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
   int best_proof = -1, best_disproof = -1, exact = -1, hint = -1;
   for (unsigned m = tt_tag_matches(c, TT_TAG(key)); m; m &= m - 1) {
     int i = __builtin_ctz(m);
-    /* the marker bit lies above every count: hand_ge ignores it */
-    bool fits = !(c->hand[i] & TT_HAND_ONLY) || (c->hand[i] & ~TT_HAND_ONLY) == hand;
+    /* the marker bit lies above every count: hand_ge ignores it, and a marked entry fits its
+     * own hand only */
     if (c->pn[i] == 0) {
       if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof])) {
-        if (fits)
+        if (!(c->hand[i] & TT_HAND_ONLY) || c->hand[i] == (hand | TT_HAND_ONLY))
           best_proof = i;
         else
           hint = i; /* a proof of another hand: its move is the first to try */
       }
     } else if (c->dn[i] == 0) {
-      if (fits && c->len[i] >= len && hand_ge(c->hand[i], hand) &&
-          (best_disproof < 0 || c->len[i] > c->len[best_disproof]))
+      if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]) &&
+          (!(c->hand[i] & TT_HAND_ONLY) || c->hand[i] == (hand | TT_HAND_ONLY)))
         best_disproof = i;
     } else if (c->hand[i] == hand) {
       /* one unknown entry per board and hand: estimates from another budget are
