@@ -55,6 +55,12 @@ void search_same_release(Solver *s) {
   s->same_memo = NULL;
 }
 
+void search_same_clear(Solver *s) {
+  if (!s->same) return;
+  tt_clear(&s->same->tt);
+  memset(s->same_memo, 0, ((size_t)1 << SAME_MEMO_BITS) * sizeof *s->same_memo);
+}
+
 /* The nested solver's limits: what is left of s's (a question is part of the
  * search that asks it: it has no limit of its own). False when nothing is left. */
 static bool same_limits(Solver *s) {

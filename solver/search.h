@@ -197,6 +197,8 @@ int search_same_known(Solver *s, const Position *a, uint64_t bh, Move capture, i
  * 1 yes, 0 no, -1 a limit stopped the question (s->stopped is set). */
 int search_same_within(Solver *s, const Position *a, uint64_t bh, Move capture, int bound);
 void search_same_release(Solver *s);
+/* Empties the nested solver's table and the kept answers (solver_clear). */
+void search_same_clear(Solver *s);
 
 /* pds.c */
 SearchResult search_pds(Solver *s, int len);

@@ -78,6 +78,7 @@ void solver_free(Solver *s) {
 void solver_clear(Solver *s) {
   uint64_t t0 = solver_now_ms();
   tt_clear(&s->tt);
+  search_same_clear(s); /* the 無駄合 rule's nested questions start afresh too */
   s->setup_ms += solver_now_ms() - t0;
 }
 

@@ -146,7 +146,8 @@ typedef struct Solver Solver;
 /* Makes a solver with a copy of *o (o may be NULL for the defaults). NULL when out of memory. */
 Solver *solver_create(const SolverOptions *o);
 void solver_free(Solver *s);
-/* Forgets everything learnt (the table); options stay. */
+/* Forgets everything learnt (the table, and the nested solver and kept answers of the 無駄合
+ * rule's "same mate"); options stay. */
 void solver_clear(Solver *s);
 /* Changes the options of s; the table is resized (and cleared) if hash_mb changed.
  * TS_OK or TS_ERR_NOMEM (then s keeps its old table). */
