@@ -636,6 +636,9 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
     *nsure = n;
     for (int i = 0; i < nopen; i++) out[n++] = open[i];
   }
+  /* q of value R has a move of value R - 1: with every move asked (none left far from the
+   * line) and none found, the searches disagree with that value, and nothing is concluded */
+  if (n == 0 && R > 0 && !nfar) return -1;
   return n;
 }
 
