@@ -530,7 +530,8 @@ static int exact_value(Checker *c, const Position *p, int v) {
 /* The main line's candidate moves at q (exact value R): the shortest checks, or
  * the longest replies with futile interpositions left out, unless no other reply
  * lasts R - 1 plies (then the futile ones that do are the longest). Returns the
- * number written to out, or -1 when out of budget. With nsure, where the budget
+ * number written to out, or -1 when out of budget or when the searches disagree with R
+ * (every move asked, none of value R - 1). With nsure, where the budget
  * left the futility of a longest interposition open: the *nsure moves first in out are
  * main-line moves whatever it is, those after them may be (-1 when this cannot be told). */
 static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure,

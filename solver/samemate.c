@@ -57,7 +57,7 @@ void search_same_release(Solver *s) {
 
 void search_same_clear(Solver *s) {
   if (!s->same) return;
-  tt_clear(&s->same->tt);
+  solver_clear(s->same);
   memset(s->same_memo, 0, ((size_t)1 << SAME_MEMO_BITS) * sizeof *s->same_memo);
 }
 

@@ -113,6 +113,9 @@ static inline unsigned tt_tag_matches(const TTCluster *c, uint32_t tag) {
 #endif
 }
 
+/* Does a solved entry of hand eh answer a query of hand h? A marked one (TT_HAND_ONLY) only its own. */
+static inline bool tt_hand_fits(Hand eh, Hand h) { return !(eh & TT_HAND_ONLY) || eh == (h | TT_HAND_ONLY); }
+
 /* Looks up (key, hand, len). Unknown: pn = dn = 1 with exact = false. Inline: a node
  * probes each of its children, and the callers use only part of the answer. */
 static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_t key, Hand hand, int len,
@@ -121,18 +124,17 @@ static inline __attribute__((always_inline)) void tt_probe(const TT *tt, uint64_
   int best_proof = -1, best_disproof = -1, exact = -1, hint = -1;
   for (unsigned m = tt_tag_matches(c, TT_TAG(key)); m; m &= m - 1) {
     int i = __builtin_ctz(m);
-    /* the marker bit lies above every count: hand_ge ignores it, and a marked entry fits its
-     * own hand only */
+    /* the marker bit lies above every count: hand_ge ignores it */
     if (c->pn[i] == 0) {
       if (c->len[i] <= len && hand_ge(hand, c->hand[i]) && (best_proof < 0 || c->len[i] < c->len[best_proof])) {
-        if (!(c->hand[i] & TT_HAND_ONLY) || c->hand[i] == (hand | TT_HAND_ONLY))
+        if (tt_hand_fits(c->hand[i], hand))
           best_proof = i;
         else
           hint = i; /* a proof of another hand: its move is the first to try */
       }
     } else if (c->dn[i] == 0) {
       if (c->len[i] >= len && hand_ge(c->hand[i], hand) && (best_disproof < 0 || c->len[i] > c->len[best_disproof]) &&
-          (!(c->hand[i] & TT_HAND_ONLY) || c->hand[i] == (hand | TT_HAND_ONLY)))
+          tt_hand_fits(c->hand[i], hand))
         best_disproof = i;
     } else if (c->hand[i] == hand) {
       /* one unknown entry per board and hand: estimates from another budget are
