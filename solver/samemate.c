@@ -116,18 +116,21 @@ static int same_found(Solver *s, const Position *pos, Color att, int max_plies) 
 
 /* Is y·r, mated in `found` plies or fewer, mated in no more plies than w (z·r,
  * attacker to move; or z itself, defender to move, whose longest reply it is
- * compared with: then its value less one)? 1 yes, 0 no, -1 stopped. */
+ * compared with: then its value less one)? 1 yes, 0 no, -1 stopped. Both bounds
+ * come down together, each search below the other's last mate, so that only the
+ * last search, which decides, fails (a failing one is a disproof, the costly kind). */
 static int no_longer(Solver *s, const Position *yr, const Position *w, Color att, int found) {
   int slack = w->side == att ? 0 : 1; /* w's plies to compare = value - slack */
-  int lw = same_found(s, w, att, found - 2 + slack);
-  if (lw == SOLVER_VALUE_UNKNOWN) return -1;
-  if (lw < 0) return 1; /* w needs more than found - 2: no shorter than y·r */
-  /* w is mated sooner than y·r's mate found: compare the shortest ones */
-  lw = same_value(s, w, att, lw);
-  if (lw == SOLVER_VALUE_UNKNOWN) return -1;
-  int ly = same_value(s, yr, att, lw - slack);
-  if (ly == SOLVER_VALUE_UNKNOWN) return -1;
-  return ly >= 0;
+  for (int ly = found;;) {
+    /* y·r is mated within ly */
+    int lw = same_found(s, w, att, ly - 2 + slack);
+    if (lw == SOLVER_VALUE_UNKNOWN) return -1;
+    if (lw < 0) return 1; /* w needs more than ly - 2: no shorter than y·r */
+    /* w is mated within lw: is y·r too, within lw - slack? */
+    ly = same_found(s, yr, att, lw - slack);
+    if (ly == SOLVER_VALUE_UNKNOWN) return -1;
+    if (ly < 0) return 0; /* shorter without the interposition */
+  }
 }
 
 static uint64_t memo_key(uint64_t k) { return k | 1; /* 0 marks an empty slot */ }
