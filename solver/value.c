@@ -1,7 +1,7 @@
 /*
- * value.c - exact plies to mate for either side to move: a bounded search
- * ("mate within L?") at the largest bound, then at shorter bounds below each
- * mate found until one fails.
+ * value.c - exact plies to mate for either side to move: bounded searches
+ * ("mate within L?") at rising bounds from the least possible until one holds a
+ * mate, then halving the range between the last that failed and the mate found.
  */
 #include "solver_value.h"
 
@@ -18,25 +18,34 @@ int solver_value_above(Solver *s, const Position *pos, Color attacker, int min_p
   search_call_reset(s);
   if (max_plies > TT_LEN_INF - 2) max_plies = TT_LEN_INF - 2;
   if (max_plies < 0) return SOLVER_VALUE_NONE;
-  int m = 0, k, lowest = min_plies > 0 ? min_plies : 0; /* no mate is shorter */
-  if (lowest > 0 && lowest < max_plies) {
-    /* the tight bound first: most positions are mated in exactly min_plies */
-    k = pv_mate_within(s, pos, attacker, lowest, &m);
+  /* rising bounds, 2, 4, 8... plies apart, until one holds a mate: a search of a bound far
+   * above the value costs more than the tight ones below it (with the 無駄合 rule's second
+   * part, every interposition's comparison is asked within the bound) */
+  int lo = min_plies > 0 ? min_plies : 0, hi, m = 0;
+  for (int step = 2, L = lo;; step *= 2) {
+    if (L > max_plies) L = max_plies;
+    int k = pv_mate_within(s, pos, attacker, L, &m);
     if (k < 0) return SOLVER_VALUE_UNKNOWN;
-    if (k > 0) return m;
-    lowest += 2;
+    if (k > 0) {
+      hi = m < L ? m : L;
+      break;
+    }
+    if (L >= max_plies) return SOLVER_VALUE_NONE;
+    lo = L + 1;
+    L += step;
   }
-  k = pv_mate_within(s, pos, attacker, max_plies, &m);
-  if (k == 0) return SOLVER_VALUE_NONE;
-  if (k < 0) return SOLVER_VALUE_UNKNOWN;
-  int best = m;
-  while (best - 2 >= lowest) { /* refute shorter mates down to the lowest possible */
-    k = pv_mate_within(s, pos, attacker, best - 2, &m);
-    if (k == 0) break;
+  /* no mate within lo - 1, one within hi: the value lies in [lo, hi], of hi's parity */
+  if ((hi - lo) & 1) lo++;
+  while (lo < hi) {
+    int mid = lo + 2 * ((hi - lo) / 4);
+    int k = pv_mate_within(s, pos, attacker, mid, &m);
     if (k < 0) return SOLVER_VALUE_UNKNOWN;
-    best = m < best - 2 ? m : best - 2;
+    if (k > 0)
+      hi = m < mid ? m : mid;
+    else
+      lo = mid + 2;
   }
-  return best;
+  return hi;
 }
 
 Bitboard solver_interpose_squares(const Position *pos) { return search_distant_check(pos); }
