@@ -87,31 +87,17 @@ static bool same_limits(Solver *s) {
   return true;
 }
 
-/* found: the length of some mate within max_plies under the first part (not
- * always the shortest); else the plies to the shortest mate. SOLVER_VALUE_NONE
- * when there is none within max_plies. */
-static int same_ask(Solver *s, const Position *pos, Color att, int max_plies, bool found) {
+/* The length of some mate of pos within max_plies under the first part (not always
+ * the shortest); SOLVER_VALUE_NONE when there is none within max_plies. */
+static int same_found(Solver *s, const Position *pos, Color att, int max_plies) {
   if (!same_limits(s)) return SOLVER_VALUE_UNKNOWN;
   Solver *o = s->same;
-  int v;
-  if (found) {
-    search_call_reset(o);
-    int m = 0, k = pv_mate_within(o, pos, att, max_plies, &m);
-    v = k < 0 ? SOLVER_VALUE_UNKNOWN : k ? m : SOLVER_VALUE_NONE;
-  } else {
-    v = solver_value(o, pos, att, max_plies);
-  }
+  search_call_reset(o);
+  int m = 0, k = pv_mate_within(o, pos, att, max_plies, &m);
+  int v = k < 0 ? SOLVER_VALUE_UNKNOWN : k ? m : SOLVER_VALUE_NONE;
   s->nodes += o->nodes;
   if (v == SOLVER_VALUE_UNKNOWN) s->same_why = o->stop_reason ? o->stop_reason : "same-mate";
   return v;
-}
-
-static int same_value(Solver *s, const Position *pos, Color att, int max_plies) {
-  return same_ask(s, pos, att, max_plies, false);
-}
-
-static int same_found(Solver *s, const Position *pos, Color att, int max_plies) {
-  return same_ask(s, pos, att, max_plies, true);
 }
 
 /* Is y·r, mated in `found` plies or fewer, mated in no more plies than w (z·r,
@@ -207,7 +193,7 @@ static int same_compute(Solver *s, const Position *a, Move capture, int bound, b
     pos_do_move(&zr, r, &uz);
     if (mate1_find(&zr) != MOVE_NONE) {
       /* z·r lasts 1 ply: so must y·r (a check answered by futile interpositions alone) */
-      int ly = same_value(s, &yr, att, 1);
+      int ly = same_found(s, &yr, att, 1);
       if (ly == SOLVER_VALUE_UNKNOWN) return -1;
       if (ly < 0) v = SAME_NO;
       continue;
