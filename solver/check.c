@@ -701,6 +701,8 @@ typedef struct {
   bool probed; /* a defender reply: its first cheap "mated at all?" search was made */
   int mate_max; /* with mates: the length of a mate found (an upper bound), 0 when none is known */
   uint64_t nodes; /* spent on it so far */
+  uint64_t limit; /* the node limit of its last try (0: the rest of the budget) */
+  bool asked;     /* tried at least once */
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
   int flaw;       /* a fatal flaw it proved before its length or kind was settled (index in
                    * the report's flaws, the flaw completed when they are), -1: none */
@@ -1109,6 +1111,8 @@ static void pass_work(Checker *c, Pass *ps, int w) {
     c->cur_q = i;
     uint64_t n0 = c->nodes, t0 = solver_now_ms();
     c->s->root_dn = 0;
+    qs[i].limit = c->call_limit;
+    qs[i].asked = true;
     int ok = qs[i].ply % 2 == 0 ? attacker_question(c, ps->r, &qs[i]) : defender_question(c, ps->r, &qs[i], ps->komaamari);
     qs[i].nodes += c->nodes - n0;
     if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
@@ -1277,8 +1281,9 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
       if (r->nopen == r->open_cap && !grow((void **)&r->open, &r->open_cap, r->open_cap ? 2 * r->open_cap : 16,
                                            sizeof *r->open))
         continue; /* counted in unproven, not listed */
-      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1, qs[i].alt, qs[i].longer || qs[i].any, qs[i].nodes, c->call_limit,
-                                            qs[i].mates, qs[i].mate_max ? qs[i].mate_max + 1 : 0};
+      r->open[r->nopen++] = (CheckOpen){qs[i].ply + 1,        qs[i].alt,   qs[i].longer || qs[i].any,
+                                        qs[i].nodes,          qs[i].limit, qs[i].asked,
+                                        qs[i].mates,          qs[i].mate_max ? qs[i].mate_max + 1 : 0};
     }
   free(order);
   free(qs);

@@ -116,6 +116,7 @@ typedef struct {
                      * or, with a long remainder, that is asked first) */
   uint64_t nodes;   /* solver nodes spent on it */
   uint64_t limit;   /* node limit of its last try (0: the rest of the budget) */
+  bool asked;       /* tried at least once; false: the budget ran out before its turn */
   bool mates;       /* the alternative or reply is proven to mate (lose): its length, or
                      * whether it comes back to the line, is what is open */
   int mate_max;     /* with mates: the length of a mate found with it, the move itself counted

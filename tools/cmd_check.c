@@ -678,13 +678,16 @@ static void print_open(const CheckItem *it) {
       prev = r->line[at - 1];
       at++;
     }
-    char kif[64], mv[8], limit[48];
+    char kif[64], mv[8], tried[96];
     kif_text(&p, o->alt, prev, kif, sizeof kif);
     usi_move_write(o->alt, mv);
-    if (o->limit)
-      snprintf(limit, sizeof limit, "%llu nodes a try", (unsigned long long)o->limit);
+    if (!o->asked)
+      snprintf(tried, sizeof tried, "not asked: the budget ran out before its turn");
+    else if (o->limit)
+      snprintf(tried, sizeof tried, "%llu nodes spent, last %llu nodes a try", (unsigned long long)o->nodes,
+               (unsigned long long)o->limit);
     else
-      snprintf(limit, sizeof limit, "the rest of the budget");
+      snprintf(tried, sizeof tried, "%llu nodes spent, the last try with the rest of the budget", (unsigned long long)o->nodes);
     char mates[64] = "";
     if (o->mates && o->mate_max > 0)
       snprintf(mates, sizeof mates, " (it %s, in %d plies or fewer)", o->ply % 2 ? "mates" : "is mated", o->mate_max);
@@ -694,8 +697,7 @@ static void print_open(const CheckItem *it) {
                     : o->mates     ? "how long is its mate, and is it a flaw?"
                     : o->longer    ? "does it mate at any length?"
                                    : "does it mate within the line's length?";
-    printf("    ply %d %s (%s): %s%s; %llu nodes spent, last %s\n", o->ply, kif, mv, q, mates,
-           (unsigned long long)o->nodes, limit);
+    printf("    ply %d %s (%s): %s%s; %s\n", o->ply, kif, mv, q, mates, tried);
   }
   if (r->nopen > CHECK_OPEN_SHOWN) printf("    ... and %d more (--json lists them all)\n", r->nopen - CHECK_OPEN_SHOWN);
 }

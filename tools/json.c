@@ -112,9 +112,12 @@ void json_check(FILE *f, const char *id, const Position *pos, const char *error,
       const CheckOpen *o = &r->open[i];
       fprintf(f, "%s{\"ply\":%d,\"side\":\"%s\",\"alt\":", i ? "," : "", o->ply, o->ply % 2 ? "attacker" : "defender");
       json_move(f, o->alt);
-      fprintf(f, ",\"question\":\"%s\",\"nodes\":%llu,\"limit\":%llu",
-              o->ply % 2 ? (o->longer ? "any-length" : "within-line") : "defence", (unsigned long long)o->nodes,
-              (unsigned long long)o->limit);
+      fprintf(f, ",\"question\":\"%s\",\"nodes\":%llu,\"limit\":",
+              o->ply % 2 ? (o->longer ? "any-length" : "within-line") : "defence", (unsigned long long)o->nodes);
+      if (o->asked)
+        fprintf(f, "%llu", (unsigned long long)o->limit);
+      else
+        fputs("null", f); /* not asked: the budget ran out before its turn */
       if (o->mates) fputs(",\"mates\":true", f);
       if (o->mates && o->mate_max > 0) fprintf(f, ",\"mate_length_max\":%d", o->mate_max);
       putc('}', f);

@@ -760,7 +760,9 @@ function renderCheck() {
     const alt = moveNameAt(base, o.ply, o.alt);
     // proven to mate, only its length or kind open: a likely flaw
     const mates = !o.mates ? '' : o.mate_length_max > 0 ? ` 詰みあり (${o.mate_length_max}手以内) mates` : ' 詰みあり mates';
-    li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question}${mates} ${fmtNodes(o.nodes)} nodes`;
+    // limit null: the budget ran out before the question's turn
+    const spent = o.limit === null ? '未着手 not asked' : `${fmtNodes(o.nodes)} nodes`;
+    li.textContent = `${o.ply}手目 ${alt} (${o.alt}) 未解決 open: ${OPEN_QUESTION[o.question] || o.question}${mates} ${spent}`;
     if (o.mates) li.classList.add('mates');
     li.title = '盤上で表示 show this move on the board';
     li.addEventListener('click', () => openVariation(o.ply, [o.alt], `${o.ply}手目 未解決 open`));
