@@ -493,21 +493,41 @@ struct Rejoin {
   int npath;
 };
 
-/* Can d plies from q reach t at all? A ply changes at most two squares of the board, and a hand
- * only by the piece its side drops or captures (one piece a ply of that side). */
+/* Can d plies from q reach t at all? A ply of one side puts one piece of that side on one square
+ * (its destination) and changes that side's hand by at most one piece (a drop or a capture): a
+ * square that holds another piece of side X in t than in q took a ply of X of its own, and the
+ * king, one step a ply, its distance. A ply empties at most one square (its origin). */
 static bool may_reach(const Position *q, const Position *t, int d, Color att) {
   if (t->side != ((d & 1) ? color_flip(q->side) : q->side)) return false;
-  int natt = q->side == att ? (d + 1) / 2 : d / 2, ndef = d - natt;
-  Color def = color_flip(att);
-  int ha = 0, hd = 0;
-  for (int k = PAWN; k <= GOLD; k++) {
-    ha += abs(hand_count(q->hand[att], (PieceType)k) - hand_count(t->hand[att], (PieceType)k));
-    hd += abs(hand_count(q->hand[def], (PieceType)k) - hand_count(t->hand[def], (PieceType)k));
+  int plies[COLOR_NB];
+  plies[att] = q->side == att ? (d + 1) / 2 : d / 2;
+  plies[color_flip(att)] = d - plies[att];
+  for (int x = 0; x < COLOR_NB; x++) {
+    int h = 0;
+    for (int k = PAWN; k <= GOLD; k++) h += abs(hand_count(q->hand[x], (PieceType)k) - hand_count(t->hand[x], (PieceType)k));
+    if (h > plies[x]) return false;
   }
-  if (ha > natt || hd > ndef) return false;
-  int nb = 0;
-  for (int sq = 0; sq < SQ_NB; sq++) nb += q->board[sq] != t->board[sq];
-  return nb <= 2 * d;
+  int placed[COLOR_NB] = {0, 0}, emptied = 0;
+  for (int sq = 0; sq < SQ_NB; sq++) {
+    Piece a = q->board[sq], b = t->board[sq];
+    if (a == b) continue;
+    if (b == PIECE_NONE)
+      emptied++;
+    else if (piece_type(b) != KING)
+      placed[piece_color(b)]++;
+  }
+  if (emptied > d) return false;
+  for (int x = 0; x < COLOR_NB; x++) {
+    Square from = q->king[x], to = t->king[x];
+    if ((from == SQ_NONE) != (to == SQ_NONE)) return false; /* a king is never captured or dropped */
+    int kd = 0;
+    if (from != SQ_NONE && from != to) {
+      int df = abs(sq_file(from) - sq_file(to)), dr = abs(sq_rank(from) - sq_rank(to));
+      kd = df > dr ? df : dr;
+    }
+    if (placed[x] + kd > plies[x]) return false;
+  }
+  return true;
 }
 
 /* Can a walk from q (exact value w) reach a position of the line where rejoins looks for one:
