@@ -49,6 +49,18 @@ expect "the 余詰's line in full (7 plies)" 7 "$(echo "$ALT" | wc -w)"
 expect "... a legal line of checks that ends in mate" "line: 7 plies (given) 0" \
   "$(grep '^line:' "$W/lance_alt.txt") $(grep -c '^verdict: bad-line' "$W/lance_alt.txt")"
 
+# tanuki-5-0093: the gold's 1d1c, taking the rook, mates in 17 beside a 5-ply line. Whether some
+# main line of it comes back to the line (迂回) or not (余詰) is a walk over its main lines; a
+# position of the line is out of reach where the plies left cannot put back what differs (each
+# piece of a side on another square takes a ply of that side, the king a ply a step): 余詰
+# within 1,500,000 nodes.
+GOLD="6R2/8k/8r/8G/9/9/9/9/9 b N2b3g4s3n4l18p 1"
+"$T" check --json --nodes 1500000 --line "N*2d 1b2b 2d3b+ 2b1b 3a2a+" "$GOLD" | head -1 >"$W/gold.json"
+expect "a longer 余詰 told from 迂回 within a small budget" "flawed yozume 1d1c 17" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(o["verdict"], *[f["kind"] + " " + f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["ply"] == 1])' <"$W/gold.json")"
+
 # zukou-082 (将棋図巧 82; data/public/zukou100.tsv): 4d6b at ply 3 mates in 15, a 早詰. With a
 # small budget its length is not settled: reported as an upper bound (the mate found), not as
 # the length; with more it is completed (length, line).
