@@ -504,7 +504,8 @@ static bool may_reach(const Position *q, const Position *t, int d, Color att) {
   plies[color_flip(att)] = d - plies[att];
   for (int x = 0; x < COLOR_NB; x++) {
     int h = 0;
-    for (int k = PAWN; k <= GOLD; k++) h += abs(hand_count(q->hand[x], (PieceType)k) - hand_count(t->hand[x], (PieceType)k));
+    for (int k = PAWN; k <= GOLD; k++)
+      h += abs(hand_count(q->hand[x], (PieceType)k) - hand_count(t->hand[x], (PieceType)k));
     if (h > plies[x]) return false;
   }
   int placed[COLOR_NB] = {0, 0}, emptied = 0;
