@@ -521,11 +521,7 @@ static bool may_reach(const Position *q, const Position *t, int d, Color att) {
   for (int x = 0; x < COLOR_NB; x++) {
     Square from = q->king[x], to = t->king[x];
     if ((from == SQ_NONE) != (to == SQ_NONE)) return false; /* a king is never captured or dropped */
-    int kd = 0;
-    if (from != SQ_NONE && from != to) {
-      int df = abs(sq_file(from) - sq_file(to)), dr = abs(sq_rank(from) - sq_rank(to));
-      kd = df > dr ? df : dr;
-    }
+    int kd = from == SQ_NONE ? 0 : SQ_DIST[from][to];
     if (placed[x] + kd > plies[x]) return false;
   }
   return true;

@@ -127,7 +127,7 @@ check("check with nodes = check --nodes --json (budget spent, questions open)",
 st, _, data = request("POST", "/api/check", {"sfen": COMPLETE, "line": line.split()})
 check("line as an array", lines(data)[-1]["line_given"] is True and lines(data)[-1]["verdict"] == "complete")
 # a long check streams its progress with the nodes searched so far (never fewer than the line before);
-# tanuki-3-0485 keeps its 1.5 s busy: sixteen other checks whose "mate at all?" each takes seconds
+# tanuki-3-0485 keeps its 1.5 s busy: sixteen other checks, most of whose "mate at all?" take seconds
 st, _, data = request("POST", "/api/check", {"sfen": "9/7R1/6kS1/9/9/9/9/9/9 b RS2b4g2s4n4l18p 1",
                                              "line": "R*3d 3c4c S*5d", "time_ms": 1500})
 prog = [o["progress"] for o in lines(data) if "progress" in o]
