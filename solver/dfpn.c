@@ -137,7 +137,7 @@ static inline uint64_t path_next(uint64_t pk, Move m, bool virt) {
 
 /* ---------------------------------------------------------------- repetition table */
 
-static void rep_add(Solver *s, uint64_t pk, int rdep) {
+void search_rep_add(Solver *s, uint64_t pk, int rdep, int len) {
   RepTable *r = &s->rep;
   size_t i = pk & r->mask;
   int k = 0;
@@ -147,16 +147,20 @@ static void rep_add(Solver *s, uint64_t pk, int rdep) {
   r->gen[i] = r->cur;
   r->key[i] = pk;
   r->depth[i] = (int16_t)rdep;
+  r->len[i] = (int16_t)len;
 }
 
-/* The repeated depth of the disproof kept for path pk; REP_NONE when none is kept. */
-#define REP_NONE (-2)
-static int rep_find(const Solver *s, uint64_t pk) {
+int search_rep_find(const Solver *s, uint64_t pk, int need, int *len) {
   const RepTable *r = &s->rep;
   size_t i = pk & r->mask;
   for (int k = 0; k < 8; k++, i = (i + 1) & r->mask) {
     if (r->gen[i] != r->cur) return REP_NONE;
-    if (r->key[i] == pk) return r->depth[i];
+    if (r->key[i] == pk) {
+      /* a disproof within a budget answers that budget and smaller ones only */
+      if (r->len[i] < need) return REP_NONE;
+      *len = r->len[i];
+      return r->depth[i];
+    }
   }
   return REP_NONE;
 }
@@ -506,16 +510,18 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     uint32_t est = (c->flags & CHILD_EST) ? c->pn : 0;
     c->flags &= (uint8_t)~CHILD_EST;
     int rd = path_find(s, depth + 1, ls[i].full);
+    int rlen = TT_LEN_INF; /* a repetition on the path: no mate along it at any length */
     TTProbe p;
     if (rd == REP_NONE) {
-      tt_probe(&s->tt, ls[i].key, ls[i].hand, virt ? child_len_virtual(s, pos, len, c->move) : child_len(len), &p);
+      int clen = virt ? child_len_virtual(s, pos, len, c->move) : child_len(len);
+      tt_probe(&s->tt, ls[i].key, ls[i].hand, clen, &p);
       s->tt_probes++;
-      if (p.flags & TT_FLAG_REP) rd = rep_find(s, path_next(pk, c->move, virt));
+      if (p.flags & TT_FLAG_REP) rd = search_rep_find(s, path_next(pk, c->move, virt), clen, &rlen);
     }
     if (rd != REP_NONE) {
       c->pn = PN_INF;
       c->dn = 0;
-      c->len = TT_LEN_INF;
+      c->len = (int16_t)rlen;
       c->flags &= (uint8_t)~CHILD_HAND_ONLY;
       child_set_rep(c, rd);
     } else {
@@ -985,7 +991,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
      * whatever way the node is reached, the defender answers as here and the attacker never mates */
     if (res.dn == 0 && res.rep && res.rdep >= depth) res.rep = false;
     if (res.dn == 0 && res.rep) {
-      rep_add(s, pk, res.rdep);
+      search_rep_add(s, pk, res.rdep, res.len);
       tt_mark_rep(&s->tt, key, hand, len);
     } else {
       tt_store(&s->tt, key, hand, len, res.pn, res.dn, res.hand | (res.hand_only ? TT_HAND_ONLY : 0), res.len,

@@ -66,9 +66,19 @@ typedef struct {
   uint64_t *key;
   uint32_t *gen;
   int16_t *depth; /* the disproof's SearchResult.rdep */
+  int16_t *len;   /* the disproof's SearchResult.len: no mate within it on this path */
   size_t mask;
   uint32_t cur;
 } RepTable;
+
+/* A disproof that rests on a repetition above the node holds on the path that reached it only:
+ * it is kept by path (pk, path_next's key from the root of the search) with the least depth it
+ * repeats (rdep) and the plies it holds for (len: no mate within len along this path; TT_LEN_INF:
+ * none at all). search_rep_find gives the depth and *len for a path whose disproof holds for
+ * `need` plies, else REP_NONE: a disproof within a budget answers that budget and smaller ones. */
+#define REP_NONE (-2)
+void search_rep_add(Solver *s, uint64_t pk, int rdep, int len);
+int search_rep_find(const Solver *s, uint64_t pk, int need, int *len);
 
 struct Solver {
   SolverOptions opt;

@@ -29,6 +29,7 @@ static void solver_release(Solver *s) {
   free(s->rep.key);
   free(s->rep.gen);
   free(s->rep.depth);
+  free(s->rep.len);
   free(s->path_full);
   free(s->rep_filter);
   free(s->arena);
@@ -51,6 +52,7 @@ Solver *solver_create(const SolverOptions *o) {
   s->rep.key = malloc(rep_n * sizeof *s->rep.key);
   s->rep.gen = calloc(rep_n, sizeof *s->rep.gen);
   s->rep.depth = malloc(rep_n * sizeof *s->rep.depth);
+  s->rep.len = malloc(rep_n * sizeof *s->rep.len);
   s->rep.mask = rep_n - 1;
   s->rep.cur = 1;
   s->path_full = malloc(SOLVER_MAX_DEPTH * sizeof *s->path_full);
@@ -59,7 +61,7 @@ Solver *solver_create(const SolverOptions *o) {
   s->arena = malloc(s->arena_cap * sizeof *s->arena);
   s->pv_cap = 1024;
   s->pv = malloc((size_t)s->pv_cap * sizeof *s->pv);
-  if (!s->rep.key || !s->rep.gen || !s->rep.depth || !s->path_full || !s->rep_filter || !s->arena || !s->pv ||
+  if (!s->rep.key || !s->rep.gen || !s->rep.depth || !s->rep.len || !s->path_full || !s->rep_filter || !s->arena || !s->pv ||
       !tt_init(&s->tt, s->opt.hash_mb)) {
     solver_release(s);
     free(s);

@@ -27,8 +27,8 @@
  *     Proven entries keep proof pieces (the least hand the proof needs), disproven
  *     ones disproof pieces. A repetition on the current path is no mate; such
  *     path-dependent disproofs are never stored as real ones (they go to a small
- *     table keyed by the path from the root), so the answer stays right under
- *     graph-history interaction. A disproof whose repetitions all come back to
+ *     table keyed by the path from the root, with the plies they hold for), so
+ *     the answer stays right under graph-history interaction. A disproof whose repetitions all come back to
  *     the node itself or below it holds on every path (the defender answers as
  *     there and the attacker never mates) and is stored as a real one at that
  *     node. The table is garbage-collected when it fills.

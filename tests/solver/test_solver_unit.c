@@ -481,6 +481,37 @@ static void test_repetition_paths(void **state) {
   solver_free(s);
 }
 
+/* A disproof that rests on a repetition above its node is kept by path with the plies it holds
+ * for: one within 11 plies answers 11 or fewer along its path, never 12 nor "at any length" (taken
+ * as "no mate at all", a bounded search would store a node above it that is mated as never mated);
+ * one at any length answers every budget; a new search forgets both. */
+static void test_repetition_budget(void **state) {
+  (void)state;
+  Solver *s = solver_create(NULL);
+  assert_non_null(s);
+  load("4k4/9/9/9/9/9/9/9/5R3 b R2b4g4s4n4l18p 1", &s->pos);
+  search_begin(s, BLACK, true);
+  const uint64_t bounded = 0x9e3779b97f4a7c15ULL, unbounded = 0x2545f4914f6cdd1dULL;
+  int len = -1;
+  search_rep_add(s, bounded, 3, 11);
+  search_rep_add(s, unbounded, 2, TT_LEN_INF);
+  assert_int_equal(search_rep_find(s, bounded, 11, &len), 3);
+  assert_int_equal(len, 11);
+  len = -1;
+  assert_int_equal(search_rep_find(s, bounded, 9, &len), 3);
+  assert_int_equal(len, 11);
+  assert_int_equal(search_rep_find(s, bounded, 12, &len), REP_NONE);
+  assert_int_equal(search_rep_find(s, bounded, TT_LEN_INF, &len), REP_NONE);
+  assert_int_equal(search_rep_find(s, unbounded, TT_LEN_INF, &len), 2);
+  assert_int_equal(len, TT_LEN_INF);
+  assert_int_equal(search_rep_find(s, unbounded, 5, &len), 2);
+  assert_int_equal(search_rep_find(s, bounded ^ 1, 1, &len), REP_NONE);
+  search_begin(s, BLACK, true);
+  assert_int_equal(search_rep_find(s, bounded, 1, &len), REP_NONE);
+  assert_int_equal(search_rep_find(s, unbounded, 1, &len), REP_NONE);
+  solver_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_api),
@@ -490,6 +521,7 @@ int main(void) {
       cmocka_unit_test(test_table_clear),
       cmocka_unit_test(test_table_hand_only),
       cmocka_unit_test(test_repetition_paths),
+      cmocka_unit_test(test_repetition_budget),
   };
   return cmocka_run_group_tests_name("solver unit", tests, NULL, NULL);
 }
