@@ -5,10 +5,13 @@
 # verdict, the main line and every flaw (kind, ply, move, length) are those of one thread.
 # With --first-flaw, the first fatal flaw that one worker proves stops the other's search at once.
 # usage: workers_test.sh <tsume binary> <scratch directory> <bench.tsv> <zukou100.tsv>
+#                        [<gts_tsume_120.tsv> <tanuki_tsume_1979.tsv>]
 T="$1"
 W="$2/workers_test.tmp"
 SET="$3"
 ZUKOU="$4"
+GTS="${5:-}"
+TANUKI="${6:-}"
 rm -rf "$W"
 mkdir -p "$W"
 fail=0
@@ -64,6 +67,34 @@ case "$r" in
   ok*) ok "zukou-023 --first-flaw: halts at its first fatal flaw ($r)" ;;
   *) bad "zukou-023 --first-flaw: $r" ;;
 esac
+# What the table keeps changes the work, never an answer: gts 120 and three tanuki rows whose
+# searches meet repetitions, at a fixed node budget, with a 1 MB table (entries replaced and
+# collected all the time) and a 64 MB one: the same verdicts and flaws wherever both settle.
+if [ -n "$GTS" ] && [ -n "$TANUKI" ]; then
+  { head -5 "$TANUKI" | grep '^#'; grep -E '^tanuki-(3-0351|5-0171|7-0168)	' "$TANUKI"; } >"$W/tanuki3.tsv"
+  for h in 1 64; do
+    "$T" check --json --threads 1 --hash $h --nodes 2000000 "$GTS" "$W/tanuki3.tsv" >"$W/hash$h.jsonl" 2>/dev/null
+  done
+  r=$(python3 - "$W/hash1.jsonl" "$W/hash64.jsonl" <<'PY'
+import json, sys
+load = lambda f: {o["id"]: o for o in map(json.loads, open(f)) if "id" in o}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+key = lambda o: (o["verdict"], sorted((f["kind"], f["ply"], f["alt"], f.get("alt_length")) for f in o["flaws"]))
+both = [k for k in b if k in a and a[k]["verdict"] != "unknown" and b[k]["verdict"] != "unknown"]
+diff = [k for k in both if key(a[k]) != key(b[k])]
+if len(b) != 123 or len(both) < 120:
+    print("problems %d, settled by both %d" % (len(b), len(both)))
+elif diff:
+    print("differ: " + " ".join(diff))
+else:
+    print("ok %d problems settled by both, the same" % len(both))
+PY
+)
+  case "$r" in
+    ok*) ok "a 1 MB table and a 64 MB one: $r" ;;
+    *) bad "a 1 MB table and a 64 MB one: $r" ;;
+  esac
+fi
 [ "$cores" -lt 2 ] && echo "note: one processor, so no threads were left over and one worker asked"
 [ $fail -eq 0 ] && echo "workers_test: all passed" || echo "workers_test: FAILED"
 exit $fail
