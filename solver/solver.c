@@ -61,8 +61,8 @@ Solver *solver_create(const SolverOptions *o) {
   s->arena = malloc(s->arena_cap * sizeof *s->arena);
   s->pv_cap = 1024;
   s->pv = malloc((size_t)s->pv_cap * sizeof *s->pv);
-  if (!s->rep.key || !s->rep.gen || !s->rep.depth || !s->rep.len || !s->path_full || !s->rep_filter || !s->arena || !s->pv ||
-      !tt_init(&s->tt, s->opt.hash_mb)) {
+  if (!s->rep.key || !s->rep.gen || !s->rep.depth || !s->rep.len || !s->path_full || !s->rep_filter || !s->arena ||
+      !s->pv || !tt_init(&s->tt, s->opt.hash_mb)) {
     solver_release(s);
     free(s);
     return NULL;

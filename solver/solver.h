@@ -28,10 +28,11 @@
  *     ones disproof pieces. A repetition on the current path is no mate; such
  *     path-dependent disproofs are never stored as real ones (they go to a small
  *     table keyed by the path from the root, with the plies they hold for), so
- *     the answer stays right under graph-history interaction. A disproof whose repetitions all come back to
- *     the node itself or below it holds on every path (the defender answers as
- *     there and the attacker never mates) and is stored as a real one at that
- *     node. The table is garbage-collected when it fills.
+ *     the answer stays right under graph-history interaction. A disproof whose
+ *     repetitions all come back to the node itself or below it holds on every
+ *     path (the defender answers as there and the attacker never mates) and is
+ *     stored as a real one at that node. The table is garbage-collected when it
+ *     fills.
  *  2. Exact length (prove_exact): "mate within L?" searches with L below the best
  *     length found so far, until one fails: the length is then exact. When a
  *     limit stops this, the answer is an upper bound (exact = false).
