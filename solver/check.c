@@ -57,6 +57,10 @@ struct Checker {
   int main_cap;
   Move *scratch;
   Move *path; /* the line found by empty_hand_line */
+  /* the main line of the last alternative alternative_kind found coming back to the line: its
+   * moves after the alternative up to main[wit_j] (nwit of them); nwit -1: none */
+  Move wit[CHECK_ALT_LINE_MAX];
+  int nwit, wit_j;
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
@@ -459,6 +463,20 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
 
+/* The line of an alternative (value v after it) that comes back to the line (迂回, 手順前後):
+ * alt, the main line the walk found up to the position of the line, then the line's own
+ * moves from there, which shows why it is tolerated. */
+static void flaw_witness_line(Checker *c, const CheckReport *r, CheckFlaw *f, int v) {
+  f->alt_length = v + 1;
+  f->alt_line[0] = f->alt;
+  f->alt_line_len = 1;
+  for (int i = 0; i < c->nwit && f->alt_line_len < CHECK_ALT_LINE_MAX; i++)
+    f->alt_line[f->alt_line_len++] = c->wit[i];
+  for (int i = c->wit_j; i < r->line_length && f->alt_line_len < CHECK_ALT_LINE_MAX; i++)
+    f->alt_line[f->alt_line_len++] = r->line[i];
+  f->alt_komaamari = !hand_empty(c->main[r->line_length].hand[c->att]);
+}
+
 /* ---- classification of attacker alternatives ------------------------------ */
 
 /* 非限定: the same move but for promotion, or the same piece dropped on another
@@ -491,6 +509,13 @@ struct Rejoin {
   int n, from; /* the branch is at ply `from` */
   uint16_t path[CHECK_ALT_LINE_MAX * 2];
   int npath;
+  /* the walk's moves from the position after the alternative (both sides; depth of them, the
+   * first CHECK_ALT_LINE_MAX kept), and the first line found of the best kind so far */
+  Move walk[CHECK_ALT_LINE_MAX];
+  int depth;
+  int wkind; /* 0 none, 1 迂回, 2 手順前後 */
+  Move wit[CHECK_ALT_LINE_MAX];
+  int nwit, wit_j;
 };
 
 /* Can d plies from q reach t at all? A ply of one side puts one piece of that side on one square
@@ -674,7 +699,14 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     uint16_t ref[CHECK_ALT_LINE_MAX * 2];
     int nref = 0;
     for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
-    return same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
+    int kind = same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
+    if (kind > rj->wkind && rj->depth <= CHECK_ALT_LINE_MAX) {
+      rj->wkind = kind;
+      rj->nwit = rj->depth;
+      memcpy(rj->wit, rj->walk, (size_t)rj->depth * sizeof *rj->walk);
+      rj->wit_j = j;
+    }
+    return kind;
   }
   if (w <= 1 || !rejoin_possible(c, rj, q, w)) return 0;
   if (c->rejoin_budget-- <= 0) return -1;
@@ -693,7 +725,10 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     pos_do_move(&p, moves[i], &u);
     bool push = q->side == c->att && rj->npath < CHECK_ALT_LINE_MAX * 2;
     if (push) rj->path[rj->npath++] = move_compact(moves[i]);
+    if (rj->depth < CHECK_ALT_LINE_MAX) rj->walk[rj->depth] = moves[i];
+    rj->depth++;
     int k = rejoins(c, rj, &p, w - 1);
+    rj->depth--;
     if (push) rj->npath--;
     if (i >= nsure) {
       if (k < 0 || k > best) return -1;
@@ -770,7 +805,12 @@ static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int
   report_unlock(L);
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, qu->alt);
-  if (q && kept) flaw_alt_line(c, &f, q, v);
+  if (q && kept) {
+    if ((k == FLAW_UKAI || k == FLAW_TEJUN_ZENGO) && c->nwit >= 0)
+      flaw_witness_line(c, r, &f, v);
+    else
+      flaw_alt_line(c, &f, q, v);
+  }
   flaw_publish(c, r, qu, &f, false, at_nodes, at_ms);
 }
 
@@ -798,8 +838,14 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
   Rejoin rj = {.line = r->line, .n = r->line_length, .from = p, .npath = 1};
   rj.path[0] = move_compact(alt);
   c->rejoin_budget = CHECK_REJOIN_BUDGET * c->rejoin_scale;
+  c->nwit = -1;
   int j = rejoins(c, &rj, q, w);
   if (j < 0) return FLAW_KIND_NB;
+  if (j > 0 && rj.wkind == j) {
+    c->nwit = rj.nwit;
+    memcpy(c->wit, rj.wit, (size_t)rj.nwit * sizeof *rj.wit);
+    c->wit_j = rj.wit_j;
+  }
   return j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
 }
 

@@ -100,7 +100,8 @@ typedef struct {
                        * kind not settled within the budget (0: none such) */
   int alt_length_max; /* with alt_length -1: it mates, in at most this many plies (早詰: shorter
                        * than the line), its exact length not settled within the budget (0: none such) */
-  int alt_line_len;   /* its line, alt first, at most CHECK_ALT_LINE_MAX plies kept */
+  int alt_line_len;   /* its line, alt first, at most CHECK_ALT_LINE_MAX plies kept; for 迂回 and
+                       * 手順前後 the main line that comes back, ending with the line's own moves */
   Move alt_line[CHECK_ALT_LINE_MAX];
   bool alt_komaamari; /* the alternative's line ends with pieces in the attacker's hand */
   bool tolerated;     /* a キズ that does not make the problem flawed */

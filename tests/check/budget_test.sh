@@ -1,7 +1,8 @@
 #!/bin/sh
 # How `tsume check` spends its budget: every flaw is looked for (not only the
 # first fatal one), the main line is searched with the whole time budget (no
-# silent per-search cap), and an unknown verdict names its open questions.
+# silent per-search cap), and an unknown verdict names its open questions; a
+# 迂回's line shows how it comes back.
 # usage: budget_test.sh <tsume binary> <scratch directory>
 T="$1"
 W="$2/budget_test.tmp"
@@ -230,6 +231,20 @@ expect "a longer mate's length within a small node budget (rising bounds)" "comp
 import json,sys
 o=json.loads(sys.stdin.readline())
 print(o["verdict"], *[f["kind"] + " " + str(f["ply"]) + " " + f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["ply"] == 1])' <"$W/rising.json")"
+
+# A 迂回's line is the main line that comes back: its moves up to the position of the line, then
+# the line's own. 1e1f and back (1f1e) return to the diagram itself; in tanuki-3-0276 the rook
+# promoting on 4b and taken transposes into the line after 2a4c+ 5b4a.
+expect "a 迂回's line comes back to the line" "1e1f 9f9e 1f1e 9e9f 8c8e 9f9g 1e1g 9g9h 8e8g 9h9i 1g1i" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[" ".join(f["alt_line"]) for f in o["flaws"] if f["ply"] == 1])' <"$W/rising.json")"
+"$T" check --json --threads 1 --nodes 2000000 --line "2a4c+ 5b4a G*4b" "5R1B1/4k4/9/4S4/9/9/9/9/9 b Grb3g3s4n4l18p 1" |
+  head -1 >"$W/ukai.json"
+expect "a 迂回 through a transposition: its line" "ukai 4a4b+ 5 4a4b+ 5b4b 2a4c+ 4b4a G*4b" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[f["kind"] + " " + f["alt"] + " " + str(f["alt_length"]) + " " + " ".join(f["alt_line"]) for f in o["flaws"] if f["alt"] == "4a4b+"])' <"$W/ukai.json")"
 
 [ $fail -eq 0 ] && echo "budget_test: all passed" || echo "budget_test: FAILED"
 exit $fail
