@@ -513,7 +513,8 @@ struct Rejoin {
    * first CHECK_ALT_LINE_MAX kept), and the first line found of the best kind so far */
   Move walk[CHECK_ALT_LINE_MAX];
   int depth;
-  int wkind; /* 0 none, 1 迂回, 2 手順前後 */
+  int wkind;  /* 0 none, 1 迂回, 2 手順前後 */
+  int unsure; /* moves on the walk's path whose futility is open (not sure main-line moves) */
   Move wit[CHECK_ALT_LINE_MAX];
   int nwit, wit_j;
 };
@@ -700,7 +701,7 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     int nref = 0;
     for (int k = rj->from; k < j && nref < CHECK_ALT_LINE_MAX * 2; k += 2) ref[nref++] = move_compact(rj->line[k]);
     int kind = same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
-    if (kind > rj->wkind && rj->depth <= CHECK_ALT_LINE_MAX) {
+    if (kind > rj->wkind && rj->depth <= CHECK_ALT_LINE_MAX && !rj->unsure) {
       rj->wkind = kind;
       rj->nwit = rj->depth;
       memcpy(rj->wit, rj->walk, (size_t)rj->depth * sizeof *rj->walk);
@@ -727,7 +728,9 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     if (push) rj->path[rj->npath++] = move_compact(moves[i]);
     if (rj->depth < CHECK_ALT_LINE_MAX) rj->walk[rj->depth] = moves[i];
     rj->depth++;
+    rj->unsure += i >= nsure;
     int k = rejoins(c, rj, &p, w - 1);
+    rj->unsure -= i >= nsure;
     rj->depth--;
     if (push) rj->npath--;
     if (i >= nsure) {
