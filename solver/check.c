@@ -510,13 +510,12 @@ struct Rejoin {
   uint16_t path[CHECK_ALT_LINE_MAX * 2];
   int npath;
   /* the walk's moves from the position after the alternative (both sides; depth of them, the
-   * first CHECK_ALT_LINE_MAX kept), and the first line found of the best kind so far */
+   * first CHECK_ALT_LINE_MAX kept); the first line found of the best kind so far goes to the
+   * checker's wit */
   Move walk[CHECK_ALT_LINE_MAX];
   int depth;
-  int wkind;  /* 0 none, 1 迂回, 2 手順前後 */
+  int wkind;  /* the kind of that line: 0 none, 1 迂回, 2 手順前後 */
   int unsure; /* moves on the walk's path whose futility is open (not sure main-line moves) */
-  Move wit[CHECK_ALT_LINE_MAX];
-  int nwit, wit_j;
 };
 
 /* Can d plies from q reach t at all? A ply of one side puts one piece of that side on one square
@@ -703,9 +702,9 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
     int kind = same_moves(rj->path, rj->npath, ref, nref) ? 2 : 1;
     if (kind > rj->wkind && rj->depth <= CHECK_ALT_LINE_MAX && !rj->unsure) {
       rj->wkind = kind;
-      rj->nwit = rj->depth;
-      memcpy(rj->wit, rj->walk, (size_t)rj->depth * sizeof *rj->walk);
-      rj->wit_j = j;
+      c->nwit = rj->depth;
+      memcpy(c->wit, rj->walk, (size_t)rj->depth * sizeof *rj->walk);
+      c->wit_j = j;
     }
     return kind;
   }
@@ -844,11 +843,7 @@ static FlawKind alternative_kind(Checker *c, CheckReport *r, int p, Move alt, co
   c->nwit = -1;
   int j = rejoins(c, &rj, q, w);
   if (j < 0) return FLAW_KIND_NB;
-  if (j > 0 && rj.wkind == j) {
-    c->nwit = rj.nwit;
-    memcpy(c->wit, rj.wit, (size_t)rj.nwit * sizeof *rj.wit);
-    c->wit_j = rj.wit_j;
-  }
+  if (rj.wkind != j) c->nwit = -1; /* the line kept is not of the kind found */
   return j == 2 ? FLAW_TEJUN_ZENGO : j == 1 ? FLAW_UKAI : FLAW_YOZUME;
 }
 
