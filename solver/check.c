@@ -64,6 +64,8 @@ struct Checker {
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
+  uint64_t q_end;      /* c->nodes at which the question under way has spent its pass's limit (0: none) */
+  uint64_t sub_limit;  /* node limit of a search the question can do without (0: none) */
   int *flaw_q;         /* per flaw of the report: the index of its question (ordering) */
   int flaw_q_cap;
   int cur_q;
@@ -267,6 +269,7 @@ static bool budget(Checker *c) {
   const CheckOptions *o = &c->opt;
   uint64_t now = solver_now_ms(), el = now - c->t0;
   uint64_t used = o->max_nodes ? nodes_all(c) : 0;
+  if (c->q_end && c->nodes >= c->q_end) return false; /* this question's share, not the check's */
   if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && used >= o->max_nodes) ||
       (c->deadline_ms && now >= c->deadline_ms)) {
     c->out_of_budget = true;
@@ -279,6 +282,8 @@ static bool budget(Checker *c) {
   so.hash_mb = solver_options(c->s)->hash_mb;
   so.max_nodes = c->call_limit;
   if (o->max_nodes && (!so.max_nodes || o->max_nodes - used < so.max_nodes)) so.max_nodes = o->max_nodes - used;
+  if (c->q_end && (!so.max_nodes || c->q_end - c->nodes < so.max_nodes)) so.max_nodes = c->q_end - c->nodes;
+  if (c->sub_limit && (!so.max_nodes || c->sub_limit < so.max_nodes)) so.max_nodes = c->sub_limit;
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
   if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
@@ -290,6 +295,9 @@ static bool budget(Checker *c) {
   solver_set_options(c->s, &so); /* same table size: cannot fail */
   return true;
 }
+
+/* Has the question under way, or the check, no nodes left? */
+static bool spent(const Checker *c) { return c->out_of_budget || (c->q_end && c->nodes >= c->q_end); }
 
 /* Exact value of p within max plies (solver_value_above: no mate is shorter than
  * min); SOLVER_VALUE_NONE when none, SOLVER_VALUE_UNKNOWN when out of budget. */
@@ -430,7 +438,7 @@ static void flaw_add(Checker *c, CheckReport *r, FlawKind k, int ply0, Move alt)
 
 static int empty_hand_line(Checker *c, const Position *q, int v, int depth);
 typedef struct Rejoin Rejoin;
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure,
+static int main_moves(Checker *c, const Position *q, int R, bool exact, Move *out, bool *futile_pass, int *nsure,
                       const Rejoin *rj);
 
 /* Fills the alternative's line: alt, then the main line from q (value v), one that
@@ -569,14 +577,26 @@ static int exact_value(Checker *c, const Position *p, int v) {
   return k3 < 0 ? -1 : !k3;
 }
 
-/* The main line's candidate moves at q (exact value R): the shortest checks, or
+/* Is p, after a move from q of exact value R, of exact value R - 1? One search where q's value
+ * settles the other: after a check nothing mates within R - 3 (q would be mated within R - 2),
+ * and after a reply that is not an interposition the attacker mates within R - 1 (q is mated
+ * within R, and only an interposition can be futile). 1 yes, 0 no, -1 out of budget. */
+static int child_exact(Checker *c, const Position *q, const Position *p, int R, bool interposition) {
+  if (q->side == c->att) return mated_within(c, p, R - 1, NULL);
+  if (interposition) return exact_value(c, p, R - 1);
+  int k3 = mated_within(c, p, R - 3, NULL);
+  return k3 < 0 ? -1 : !k3;
+}
+
+/* The main line's candidate moves at q (of value R; exact: proven so, else a bound the line
+ * gives): the shortest checks, or
  * the longest replies with futile interpositions left out, unless no other reply
  * lasts R - 1 plies (then the futile ones that do are the longest). Returns the
  * number written to out, or -1 when out of budget or when the searches disagree with R
  * (every move asked, none of value R - 1). With nsure, where the budget
  * left the futility of a longest interposition open: the *nsure moves first in out are
  * main-line moves whatever it is, those after them may be (-1 when this cannot be told). */
-static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *futile_pass, int *nsure,
+static int main_moves(Checker *c, const Position *q, int R, bool exact, Move *out, bool *futile_pass, int *nsure,
                       const Rejoin *rj) {
   MoveList l;
   bool attacker = q->side == c->att;
@@ -638,19 +658,26 @@ static int main_moves(Checker *c, const Position *q, int R, Move *out, bool *fut
       Position p = *q;
       Undo u;
       pos_do_move(&p, mv, &u);
-      int k = exact_value(c, &p, R - 1);
+      int k = exact ? child_exact(c, q, &p, R, bb_test(btw, move_to(mv))) : exact_value(c, &p, R - 1);
       if (k < 0) return -1;
       if (k && interposes) {
         /* futility matters only for an interposition that is a longest reply */
         int f = futile_memo_get(&fe, mv);
         if (f < 0 && !(move_is_drop(mv) && bb_test(open_sq, move_to(mv)))) {
+          /* with nsure the walk goes on without this answer: a quarter of what the question has
+           * left, so that it cannot take the rest */
+          if (nsure && c->q_end) {
+            uint64_t left = c->q_end > c->nodes ? c->q_end - c->nodes : 0;
+            c->sub_limit = left / 4 > PROBE_NODES ? left / 4 : PROBE_NODES;
+          }
           f = interpose_futile(c, q, mv, R);
+          c->sub_limit = 0;
           if (f >= 0)
             futile_memo_put(&fe, mv, f);
           else if (move_is_drop(mv))
             open_sq |= bb_sq(move_to(mv));
         }
-        if (f < 0 && nsure && !c->out_of_budget) {
+        if (f < 0 && nsure && !spent(c)) {
           open[nopen++] = mv;
           continue;
         }
@@ -712,7 +739,7 @@ static int rejoins(Checker *c, Rejoin *rj, const Position *q, int w) {
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
   int nsure = 0;
-  int nm = main_moves(c, q, w, moves, NULL, &nsure, rj);
+  int nm = main_moves(c, q, w, true, moves, NULL, &nsure, rj);
   if (nm < 0) return -1;
   int best = 0;
   bool unknown = false;
@@ -940,7 +967,7 @@ static int empty_hand_line(Checker *c, const Position *q, int v, int depth) {
   if (hand_total(h) > (v + (q->side == c->att)) / 2) return 0; /* too few attacker moves left to drop them */
   if (c->rejoin_budget-- <= 0) return -1;
   Move moves[MAX_MOVES];
-  int nm = main_moves(c, q, v, moves, NULL, NULL, NULL);
+  int nm = main_moves(c, q, v, true, moves, NULL, NULL, NULL);
   if (nm < 0) return -1;
   bool unknown = false;
   for (int i = 0; i < nm; i++) {
@@ -1002,7 +1029,7 @@ static int defender_question(Checker *c, CheckReport *r, Question *qu, bool line
     if (f) {
       /* a futile interposition is not a defence, unless no other reply lasts R - 1 plies */
       Move moves[MAX_MOVES];
-      if (main_moves(c, at, R, moves, &futile_defence, NULL, NULL) < 0) return 0;
+      if (main_moves(c, at, R, false, moves, &futile_defence, NULL, NULL) < 0) return 0;
       if (!futile_defence) return 1;
     }
   }
@@ -1171,10 +1198,14 @@ static void pass_work(Checker *c, Pass *ps, int w) {
     if (i < 0) break;
     c->cur_q = i;
     uint64_t n0 = c->nodes, t0 = solver_now_ms();
+    /* a question of several searches (its length, whether it comes back to the line) spends at
+     * most twice the pass's limit on them all: the next pass gives it more */
+    c->q_end = has_budget(c) && c->call_limit ? n0 + 2 * c->call_limit : 0;
     c->s->root_dn = 0;
     qs[i].limit = c->call_limit;
     qs[i].asked = true;
     int ok = qs[i].ply % 2 == 0 ? attacker_question(c, ps->r, &qs[i]) : defender_question(c, ps->r, &qs[i], ps->komaamari);
+    c->q_end = 0;
     qs[i].nodes += c->nodes - n0;
     if (c->opt.trace && c->nodes - n0 >= CHECK_TRACE_NODES) {
       char mv[8];

@@ -50,6 +50,17 @@ expect "the 余詰's line in full (7 plies)" 7 "$(echo "$ALT" | wc -w)"
 expect "... a legal line of checks that ends in mate" "line: 7 plies (given) 0" \
   "$(grep '^line:' "$W/lance_alt.txt") $(grep -c '^verdict: bad-line' "$W/lance_alt.txt")"
 
+# tanuki-3-0303: 7d7c and 7d7c+ mate in many plies; whether they come back to the line takes
+# their walks millions of nodes. A question keeps to twice its pass's limit in all its searches,
+# so they leave the rest of the budget to G*3c, a 余詰 in 21, which a question that took all it
+# wanted left unasked.
+ROOKS="9/6R2/5k3/2R4S1/9/9/9/9/9 b G2b3g3s4n4l18p 1"
+"$T" check --json --nodes 2000000 --line "2d3c+ 4c5c G*5d" "$ROOKS" | head -1 >"$W/rooks.json"
+expect "a question keeps to its share: the 余詰 after it is found" "flawed G*3c 21" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(o["verdict"], *[f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["alt"] == "G*3c"])' <"$W/rooks.json")"
+
 # tanuki-5-0093: the gold's 1d1c, taking the rook, mates in 17 beside a 5-ply line. Whether some
 # main line of it comes back to the line (迂回) or not (余詰) is a walk over its main lines; a
 # position of the line is out of reach where the plies left cannot put back what differs (each
