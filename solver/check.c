@@ -785,6 +785,7 @@ typedef struct {
   uint64_t limit; /* the node limit of its last try (0: the rest of the budget) */
   bool asked;     /* tried at least once */
   uint32_t dn;    /* the disproof number its last search stopped at (0: none yet) */
+  uint32_t pn;    /* and the proof number */
   int flaw;       /* a fatal flaw it proved before its length or kind was settled (index in
                    * the report's flaws, the flaw completed when they are), -1: none */
   int worker;     /* the worker that asked it first, whose table holds its search (-1: none) */
@@ -1129,10 +1130,9 @@ static bool pass_limit(const Checker *c, bool first, uint64_t prev, uint64_t *li
 }
 
 /* The order of a pass after the first: alternatives proven to mate first, flaws reported
- * before their length was settled last, and in between least
- * disproof number first, where the last search stopped (the paper's order of candidates,
- * on the side that settles most of them: nearly every alternative is refuted), the line's
- * order among equals. */
+ * before their length was settled last, and in between least disproof number first, where
+ * the last search stopped, the line's order among equals (order_interleave then takes these
+ * in turn with the least proof number first). */
 static int question_cmp(const void *a, const void *b, void *ctx) {
   const Question *qs = ctx;
   int i = *(const int *)a, j = *(const int *)b;
@@ -1142,6 +1142,47 @@ static int question_cmp(const void *a, const void *b, void *ctx) {
   if (qs[i].mates != qs[j].mates) return qs[i].mates ? -1 : 1;
   if (qs[i].dn != qs[j].dn) return qs[i].dn < qs[j].dn ? -1 : 1;
   return i - j;
+}
+
+static int question_pn_cmp(const void *a, const void *b, void *ctx) {
+  const Question *qs = ctx;
+  int i = *(const int *)a, j = *(const int *)b;
+  if (qs[i].pn != qs[j].pn) return qs[i].pn < qs[j].pn ? -1 : 1;
+  if (qs[i].dn != qs[j].dn) return qs[i].dn < qs[j].dn ? -1 : 1;
+  return i - j;
+}
+
+/* The open questions between the mates proven and the flaws reported (order[a..b), least
+ * disproof number first) taken in turn with the least proof number first: the one nearest a
+ * refutation, then the one nearest a mate (a flaw), and so on. false when out of memory
+ * (the order stays as it is). */
+static bool order_interleave(int *order, int nq, const Question *qs) {
+  int a = 0, b = nq;
+  while (a < b && qs[order[a]].mates) a++;
+  while (b > a && qs[order[b - 1]].flaw >= 0) b--;
+  int m = b - a;
+  if (m < 3) return true;
+  int *byd = malloc((size_t)m * 2 * sizeof *byd);
+  bool *used = calloc((size_t)nq, sizeof *used);
+  if (!byd || !used) {
+    free(byd);
+    free(used);
+    return false;
+  }
+  int *byp = byd + m;
+  memcpy(byd, order + a, (size_t)m * sizeof *byd);
+  memcpy(byp, order + a, (size_t)m * sizeof *byp);
+  qsort_r(byp, (size_t)m, sizeof *byp, question_pn_cmp, (void *)qs);
+  int id = 0, ip = 0;
+  for (int k = 0; k < m; k++) {
+    int *src = k % 2 ? byp : byd, *ix = k % 2 ? &ip : &id;
+    while (used[src[*ix]]) (*ix)++;
+    order[a + k] = src[*ix];
+    used[src[*ix]] = true;
+  }
+  free(byd);
+  free(used);
+  return true;
 }
 
 /* One pass over the questions, shared by the workers: each takes the next question of the
@@ -1214,7 +1255,10 @@ static void pass_work(Checker *c, Pass *ps, int w) {
               qs[i].ply % 2 ? "reply" : "check", mv, ok ? "answered" : "not answered",
               (unsigned long long)(c->nodes - n0), (unsigned long long)(solver_now_ms() - t0));
     }
-    if (c->s->root_dn) qs[i].dn = c->s->root_dn;
+    if (c->s->root_dn) {
+      qs[i].dn = c->s->root_dn;
+      qs[i].pn = c->s->root_pn;
+    }
     if (ok) {
       qs[i].done = true;
       __atomic_fetch_sub(&ps->left, 1, __ATOMIC_RELAXED);
@@ -1337,7 +1381,10 @@ static int ask_all(Checker *c, CheckReport *r, bool komaamari) {
     bool fatal = false;
     for (int i = 0; i < r->nflaws && !fatal && c->opt.quick_after_fatal; i++)
       fatal = !r->flaws[i].tolerated && (r->flaws[i].kind == FLAW_YOZUME || r->flaws[i].kind == FLAW_HAYAZUME);
-    if (pass > 0) qsort_r(order, (size_t)nq, sizeof *order, question_cmp, qs);
+    if (pass > 0) {
+      qsort_r(order, (size_t)nq, sizeof *order, question_cmp, qs);
+      order_interleave(order, nq, qs);
+    }
     ps.pass = pass;
     ps.running = false;
     for (int i = 0; i < nq; i++)

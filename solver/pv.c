@@ -42,6 +42,7 @@ int pv_mate_within(Solver *s, const Position *pos, Color attacker, int len, int 
     s->salt = (s->salt ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
   SearchResult r = search_solve(s, len);
   s->root_dn = r.dn;
+  s->root_pn = r.pn;
   if (r.pn == 0) {
     if (mlen) *mlen = r.len;
     return 1;

@@ -113,6 +113,7 @@ struct Solver {
   /* limits and counters over one public call */
   uint64_t nodes;
   uint32_t root_dn; /* the root's disproof number where the last pv_mate_within ended */
+  uint32_t root_pn; /* and its proof number */
   uint64_t node_limit;  /* absolute value of nodes at which to stop, 0 = none */
   uint64_t budget_stop; /* multipath turn budget: stop when nodes reach it (0 = none) */
   uint32_t probe_w1024; /* weight of a table probe in the budget, x1024 */
