@@ -61,6 +61,17 @@ import json,sys
 o=json.loads(sys.stdin.readline())
 print(o["verdict"], *[f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["alt"] == "G*3c"])' <"$W/rooks.json")"
 
+# tanuki-5-0218: at ply 3 the bishop dropped on 4c, 5b or 6a mates in 15 beside many drops
+# that do not mate at all. The open questions of a pass are taken in turn nearest a refutation
+# and nearest a mate, so the three 余詰 are found within 2,000,000 nodes (nearest a refutation
+# first alone: 4c only).
+BISHOPS="9/8l/8R/5S1k1/7Bl/9/9/9/9 b BGr3g3s4n2l18p 1"
+"$T" check --json --nodes 2000000 --line "1c3c+ 2d2e B*3f 2e1f G*2g" "$BISHOPS" | head -1 >"$W/bishops.json"
+expect "questions near a mate are not left behind: three 15-ply 余詰 at ply 3" "B*4c 15 B*5b 15 B*6a 15" "$(python3 -c '
+import json,sys
+o=json.loads(sys.stdin.readline())
+print(*[f["alt"] + " " + str(f["alt_length"]) for f in o["flaws"] if f["ply"] == 3 and f["alt_length"] == 15])' <"$W/bishops.json")"
+
 # tanuki-5-0093: the gold's 1d1c, taking the rook, mates in 17 beside a 5-ply line. Whether some
 # main line of it comes back to the line (迂回) or not (余詰) is a walk over its main lines; a
 # position of the line is out of reach where the plies left cannot put back what differs (each
