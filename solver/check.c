@@ -448,8 +448,14 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
   f->alt_length = v + 1;
   f->alt_line[0] = f->alt;
   f->alt_line_len = 1;
+  /* the report's line, not the question: the pass's limit a search, outside the question's share */
+  uint64_t q_end = c->q_end;
+  c->q_end = 0;
   int n = line_from(c, q, v);
-  if (n < 0) return;
+  if (n < 0) {
+    c->q_end = q_end;
+    return;
+  }
   const Move *moves = c->scratch;
   Position e = *q;
   for (int i = 0; i < n; i++) {
@@ -467,6 +473,7 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
       }
     }
   }
+  c->q_end = q_end;
   for (int i = 0; i < n && f->alt_line_len < CHECK_ALT_LINE_MAX; i++) f->alt_line[f->alt_line_len++] = moves[i];
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
