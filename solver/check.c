@@ -1161,20 +1161,20 @@ static int question_pn_cmp(const void *a, const void *b, void *ctx) {
 
 /* The open questions between the mates proven and the flaws reported (order[a..b), least
  * disproof number first) taken in turn with the least proof number first: the one nearest a
- * refutation, then the one nearest a mate (a flaw), and so on. false when out of memory
- * (the order stays as it is). */
-static bool order_interleave(int *order, int nq, const Question *qs) {
+ * refutation, then the one nearest a mate (a flaw), and so on. Out of memory, the order
+ * stays as it is. */
+static void order_interleave(int *order, int nq, const Question *qs) {
   int a = 0, b = nq;
   while (a < b && qs[order[a]].mates) a++;
   while (b > a && qs[order[b - 1]].flaw >= 0) b--;
   int m = b - a;
-  if (m < 3) return true;
+  if (m < 3) return;
   int *byd = malloc((size_t)m * 2 * sizeof *byd);
   bool *used = calloc((size_t)nq, sizeof *used);
   if (!byd || !used) {
     free(byd);
     free(used);
-    return false;
+    return;
   }
   int *byp = byd + m;
   memcpy(byd, order + a, (size_t)m * sizeof *byd);
@@ -1189,7 +1189,6 @@ static bool order_interleave(int *order, int nq, const Question *qs) {
   }
   free(byd);
   free(used);
-  return true;
 }
 
 /* One pass over the questions, shared by the workers: each takes the next question of the
