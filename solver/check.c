@@ -64,8 +64,7 @@ struct Checker {
   int scratch_cap;
   int rejoin_budget;
   uint64_t call_limit; /* node limit of one solver question in the current pass */
-  uint64_t q_end;      /* c->nodes at which the question under way has spent its pass's limit (0: none) */
-  uint64_t sub_limit;  /* node limit of a search the question can do without (0: none) */
+  uint64_t q_end;      /* c->nodes at which the question under way has spent its share (0: none) */
   int *flaw_q;         /* per flaw of the report: the index of its question (ordering) */
   int flaw_q_cap;
   int cur_q;
@@ -264,12 +263,15 @@ static uint64_t nodes_all(Checker *c) {
   return n;
 }
 
+/* Has the question under way spent its share of the pass (pass_work)? */
+static bool share_spent(const Checker *c) { return c->q_end && c->nodes >= c->q_end; }
+
 static bool budget(Checker *c) {
   if (c->out_of_budget) return false;
   const CheckOptions *o = &c->opt;
   uint64_t now = solver_now_ms(), el = now - c->t0;
   uint64_t used = o->max_nodes ? nodes_all(c) : 0;
-  if (c->q_end && c->nodes >= c->q_end) return false; /* this question's share, not the check's */
+  if (share_spent(c)) return false; /* this question's share, not the check's */
   if ((o->stop && *o->stop) || (o->time_ms && el >= o->time_ms) || (o->max_nodes && used >= o->max_nodes) ||
       (c->deadline_ms && now >= c->deadline_ms)) {
     c->out_of_budget = true;
@@ -283,7 +285,6 @@ static bool budget(Checker *c) {
   so.max_nodes = c->call_limit;
   if (o->max_nodes && (!so.max_nodes || o->max_nodes - used < so.max_nodes)) so.max_nodes = o->max_nodes - used;
   if (c->q_end && (!so.max_nodes || c->q_end - c->nodes < so.max_nodes)) so.max_nodes = c->q_end - c->nodes;
-  if (c->sub_limit && (!so.max_nodes || c->sub_limit < so.max_nodes)) so.max_nodes = c->sub_limit;
   so.time_ms = o->time_ms ? o->time_ms - el : 0;
   if (c->deadline_ms && (!so.time_ms || c->deadline_ms - now < so.time_ms)) so.time_ms = c->deadline_ms - now;
   so.stop = o->stop;
@@ -297,7 +298,7 @@ static bool budget(Checker *c) {
 }
 
 /* Has the question under way, or the check, no nodes left? */
-static bool spent(const Checker *c) { return c->out_of_budget || (c->q_end && c->nodes >= c->q_end); }
+static bool spent(const Checker *c) { return c->out_of_budget || share_spent(c); }
 
 /* Exact value of p within max plies (solver_value_above: no mate is shorter than
  * min); SOLVER_VALUE_NONE when none, SOLVER_VALUE_UNKNOWN when out of budget. */
@@ -443,19 +444,18 @@ static int main_moves(Checker *c, const Position *q, int R, bool exact, Move *ou
 
 /* Fills the alternative's line: alt, then the main line from q (value v), one that
  * ends with the attacker's hand empty when there is one. */
-static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
-  if (!f) return;
+/* A flaw's length (v plies after the alternative) and its line's first move, the alternative. */
+static void alt_line_begin(CheckFlaw *f, int v) {
   f->alt_length = v + 1;
   f->alt_line[0] = f->alt;
   f->alt_line_len = 1;
-  /* the report's line, not the question: the pass's limit a search, outside the question's share */
-  uint64_t q_end = c->q_end;
-  c->q_end = 0;
+}
+
+static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
+  if (!f) return;
+  alt_line_begin(f, v);
   int n = line_from(c, q, v);
-  if (n < 0) {
-    c->q_end = q_end;
-    return;
-  }
+  if (n < 0) return;
   const Move *moves = c->scratch;
   Position e = *q;
   for (int i = 0; i < n; i++) {
@@ -473,7 +473,6 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
       }
     }
   }
-  c->q_end = q_end;
   for (int i = 0; i < n && f->alt_line_len < CHECK_ALT_LINE_MAX; i++) f->alt_line[f->alt_line_len++] = moves[i];
   f->alt_komaamari = !hand_empty(e.hand[c->att]);
 }
@@ -482,9 +481,7 @@ static void flaw_alt_line(Checker *c, CheckFlaw *f, const Position *q, int v) {
  * alt, the main line the walk found up to the position of the line, then the line's own
  * moves from there, which shows why it is tolerated. */
 static void flaw_witness_line(Checker *c, const CheckReport *r, CheckFlaw *f, int v) {
-  f->alt_length = v + 1;
-  f->alt_line[0] = f->alt;
-  f->alt_line_len = 1;
+  alt_line_begin(f, v);
   for (int i = 0; i < c->nwit && f->alt_line_len < CHECK_ALT_LINE_MAX; i++)
     f->alt_line[f->alt_line_len++] = c->wit[i];
   for (int i = c->wit_j; i < r->line_length && f->alt_line_len < CHECK_ALT_LINE_MAX; i++)
@@ -672,13 +669,15 @@ static int main_moves(Checker *c, const Position *q, int R, bool exact, Move *ou
         int f = futile_memo_get(&fe, mv);
         if (f < 0 && !(move_is_drop(mv) && bb_test(open_sq, move_to(mv)))) {
           /* with nsure the walk goes on without this answer: a quarter of what the question has
-           * left, so that it cannot take the rest */
-          if (nsure && c->q_end) {
-            uint64_t left = c->q_end > c->nodes ? c->q_end - c->nodes : 0;
-            c->sub_limit = left / 4 > PROBE_NODES ? left / 4 : PROBE_NODES;
+           * left (at least PROBE_NODES), so that it cannot take the rest */
+          uint64_t q_end = c->q_end;
+          if (nsure && q_end) {
+            uint64_t left = q_end > c->nodes ? q_end - c->nodes : 0;
+            uint64_t part = left / 4 > PROBE_NODES ? left / 4 : PROBE_NODES;
+            if (part < left) c->q_end = c->nodes + part;
           }
           f = interpose_futile(c, q, mv, R);
-          c->sub_limit = 0;
+          c->q_end = q_end;
           if (f >= 0)
             futile_memo_put(&fe, mv, f);
           else if (move_is_drop(mv))
@@ -843,10 +842,16 @@ static void flaw_found(Checker *c, CheckReport *r, Question *qu, FlawKind k, int
   CheckFlaw f;
   flaw_fill(c, r, &f, k, ply0, qu->alt);
   if (q && kept) {
-    if ((k == FLAW_UKAI || k == FLAW_TEJUN_ZENGO) && c->nwit >= 0)
+    if ((k == FLAW_UKAI || k == FLAW_TEJUN_ZENGO) && c->nwit >= 0) {
       flaw_witness_line(c, r, &f, v);
-    else
+    } else {
+      /* the report's line, not the question: its searches have the pass's limit each, outside
+       * the question's share */
+      uint64_t q_end = c->q_end;
+      c->q_end = 0;
       flaw_alt_line(c, &f, q, v);
+      c->q_end = q_end;
+    }
   }
   flaw_publish(c, r, qu, &f, false, at_nodes, at_ms);
 }
