@@ -481,9 +481,18 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
   }
 }
 
+/* A drop after another drop on its square (an AND node's drops are sorted by square,
+ * then kind): it waits for that one (delayed expansion, see mid). */
+static inline bool drop_follows(const Child *ch, int i) {
+  return i > 0 && move_is_drop(ch[i].move) && move_is_drop(ch[i - 1].move) &&
+         move_to(ch[i].move) == move_to(ch[i - 1].move);
+}
+
 /* Looks up the children [0, n) of the node on s->pos: first every child key
  * (prefetching its cluster), then the table, so memory latency overlaps. hashed:
- * s->lookup[i].bh holds child i's board hash (the expansion computed it). */
+ * s->lookup[i].bh holds child i's board hash (the expansion computed it). At an AND
+ * node a drop that waits for an open drop of a cheaper kind on its square is not
+ * looked up (it stays 1/1): mid looks it up when the one before it is proven. */
 static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uint64_t pk, int futsq, bool hashed) {
   Position *pos = &s->pos;
   LookupScratch *ls = s->lookup;
@@ -491,6 +500,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
   const Hand h0 = pos->hand[s->attacker];
   const uint64_t full0 = search_full_key(0, h0);
   const Square ek = pos->king[color_flip(pos->side)];
+  const bool and_node = pos->side != s->attacker;
   PosNear nr;
   bool nr_ready = false;
   for (int i = 0; i < n; i++) {
@@ -501,12 +511,21 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
     ls[i].key = key_of(s, cbh, cfut);
     ls[i].hand = hand_after(s, pos, c->move, virt);
     ls[i].full = ls[i].hand == h0 ? cbh ^ full0 : search_full_key(cbh, ls[i].hand);
+    if (and_node && drop_follows(ch, i)) continue; /* most wait: no load for them */
     tt_prefetch(&s->tt, ls[i].key);
     __builtin_prefetch(&s->rep_filter[ls[i].full & ((1u << REP_BITS) - 1)]);
   }
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
+    if (and_node && drop_follows(ch, i) && ch[i - 1].pn != 0) {
+      c->pn = 1; /* waits for the drop before it on its square */
+      c->dn = 1;
+      c->len = 0;
+      c->hand = 0;
+      c->flags &= (uint8_t)~(CHILD_REP | CHILD_HAND_ONLY);
+      continue;
+    }
     uint32_t est = (c->flags & CHILD_EST) ? c->pn : 0;
     c->flags &= (uint8_t)~CHILD_EST;
     int rd = path_find(s, depth + 1, ls[i].full);
@@ -730,9 +749,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
         res = result_make(PN_INF, 0, len, hand, false);
         goto store;
       }
-      /* the clusters load while the children are built and sorted */
+      /* the clusters load while the children are built and sorted (a drop's in
+       * children_lookup: most drops wait for a cheaper kind on their square) */
       uint64_t cbh = move_hash(s, pos, s->bh, m);
-      tt_prefetch(&s->tt, key_of(s, cbh, fl ? move_to(m) : -1));
+      if (!move_is_drop(m)) tt_prefetch(&s->tt, key_of(s, cbh, fl ? move_to(m) : -1));
       child_add(ch, ls, &n, (Child){m, 1, 1, 0, fl, 0, 0, order_key_and(pos, m)}, cbh);
     }
     /* Interpositions by drops: grouped by square, cheap kinds first. Only the first
@@ -865,11 +885,12 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
     else
       c->flags &= (uint8_t)~CHILD_REP;
     if (virt) virtual_settle(s, c, best > 0 ? &s->arena[base + (size_t)best - 1] : NULL, len, futsq);
-    if (!or_node && r.pn == 0 && move_is_drop(m) && best + 1 < n) {
-      /* the next kind on this square becomes open: its proof may already be known */
-      Child *nx = &s->arena[base + (size_t)best + 1];
-      if (move_is_drop(nx->move) && move_to(nx->move) == move_to(m))
-        children_lookup(s, nx, 1, len, depth, pk, futsq, false);
+    if (!or_node && r.pn == 0 && move_is_drop(m)) {
+      /* the next kind on this square becomes open: its proof may already be known, and
+       * then the kind after it is open too */
+      Child *ca = s->arena + base;
+      for (int i = best + 1; i < n && drop_follows(ca, i) && ca[i - 1].pn == 0; i++)
+        children_lookup(s, &ca[i], 1, len, depth, pk, futsq, false);
     }
   }
 
