@@ -139,9 +139,15 @@ try {
 
   // ---- (b) a piece placed from the palette --------------------------------------
   await page.click('.spare[data-piece="gote gold"]');
+  const armed = await page.$eval('.spare.on', (e) => e.dataset.piece).catch(() => 'none');
   await page.mouse.click(...(await square('3a')));
-  await page.waitForFunction((s) => document.getElementById('sfen-text').textContent === s, MENDED, WAIT);
-  check('(b) the gold stands on 3a, the defender\'s hand one gold less (残り全部)', (await text('#sfen-text')) === MENDED, await text('#sfen-text'));
+  // on a timeout the checks below say what the page shows instead
+  await page.waitForFunction((s) => document.getElementById('sfen-text').textContent === s, MENDED, WAIT).catch(() => {});
+  check(
+    '(b) the gold stands on 3a, the defender\'s hand one gold less (残り全部)',
+    (await text('#sfen-text')) === MENDED,
+    `${await text('#sfen-text')} (the palette's pick before the click on 3a: ${armed}; editing: ${await page.evaluate(() => document.body.classList.contains('editing'))})`,
+  );
   check('(b) the address follows the diagram', new URL(page.url()).searchParams.get('sfen') === MENDED, page.url());
   await checkDone();
   check('(b) the verdict changed to "complete"', (await text('#verdict')) === 'complete', await text('#verdict'));
