@@ -67,12 +67,14 @@ else
 fi
 
 # ---- the time budget ----
+# the run stops at its budget: at most 20 % over it by the wall clock (three threads on two
+# cores of a loaded machine, or the sanitizer build, take some of that)
 for th in 1 3; do
   t0=$(now_ms)
   "$TSUME" compose --quiet --json --seed 4 --threads $th --time-ms 3000 "$HEAVY" >"$dir/o" 2>"$dir/e"
   wall=$(($(now_ms) - t0))
   tm=$(tail -1 "$dir/o" | sed -n 's/.*"time_ms":\([0-9]*\).*/\1/p')
-  if [ -z "$tm" ] || [ "$wall" -gt 3300 ] || [ "$tm" -lt 2990 ] || [ "$tm" -gt "$wall" ]; then
+  if [ -z "$tm" ] || [ "$wall" -gt 3600 ] || [ "$tm" -lt 2990 ] || [ "$tm" -gt "$wall" ]; then
     bad "budget: --threads $th --time-ms 3000: wall $wall ms, time_ms '$tm'"
   else
     ok "budget: --threads $th --time-ms 3000: wall $wall ms, time_ms $tm"
