@@ -482,11 +482,15 @@ static void virtual_settle(Solver *s, Child *c, const Child *twin, int len, int 
 }
 
 /* A drop after another drop on its square (an AND node's drops are sorted by square,
- * then kind): it waits for that one (delayed expansion, see mid). */
+ * then kind, see mid). */
 static inline bool drop_follows(const Child *ch, int i) {
   return i > 0 && move_is_drop(ch[i].move) && move_is_drop(ch[i - 1].move) &&
          move_to(ch[i].move) == move_to(ch[i - 1].move);
 }
+
+/* Delayed expansion of an AND node's drops: a drop waits while the one before it on its
+ * square is not proven; it is neither looked up nor counted in the node's numbers. */
+static inline bool drop_waits(const Child *ch, int i) { return drop_follows(ch, i) && ch[i - 1].pn != 0; }
 
 /* Looks up the children [0, n) of the node on s->pos: first every child key
  * (prefetching its cluster), then the table, so memory latency overlaps. hashed:
@@ -518,14 +522,7 @@ static void children_lookup(Solver *s, Child *ch, int n, int len, int depth, uin
   for (int i = 0; i < n; i++) {
     Child *c = &ch[i];
     bool virt = c->flags & CHILD_VIRTUAL;
-    if (and_node && drop_follows(ch, i) && ch[i - 1].pn != 0) {
-      c->pn = 1; /* waits for the drop before it on its square */
-      c->dn = 1;
-      c->len = 0;
-      c->hand = 0;
-      c->flags &= (uint8_t)~(CHILD_REP | CHILD_HAND_ONLY);
-      continue;
-    }
+    if (and_node && drop_waits(ch, i)) continue; /* keeps the expansion's 1/1 */
     uint32_t est = (c->flags & CHILD_EST) ? c->pn : 0;
     c->flags &= (uint8_t)~CHILD_EST;
     int rd = path_find(s, depth + 1, ls[i].full);
@@ -818,15 +815,10 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       if (pn == 0) dn = PN_INF;
       if (pn >= PN_INF) dn = 0;
     } else {
-      int open_sq = -1;
       uint64_t bk = UINT64_MAX;
       for (int i = 0; i < n; i++) {
         const Child *c = &ch[i];
-        if (move_is_drop(c->move)) {
-          int sq = move_to(c->move);
-          if (sq == open_sq && c->dn != 0) continue; /* waits for the open drop on its square */
-          if (c->pn != 0) open_sq = sq;
-        }
+        if (drop_waits(ch, i)) continue;
         sum = sat_add(sum, c->pn);
         best_step(&bk, &min2, &best, c->dn, c->order, i);
       }
@@ -889,7 +881,7 @@ static SearchResult mid(Solver *s, uint32_t thpn, uint32_t thdn, int len, int de
       /* the next kind on this square becomes open: its proof may already be known, and
        * then the kind after it is open too */
       Child *ca = s->arena + base;
-      for (int i = best + 1; i < n && drop_follows(ca, i) && ca[i - 1].pn == 0; i++)
+      for (int i = best + 1; i < n && drop_follows(ca, i) && !drop_waits(ca, i); i++)
         children_lookup(s, &ca[i], 1, len, depth, pk, futsq, false);
     }
   }

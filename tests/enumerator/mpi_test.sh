@@ -122,9 +122,8 @@ for trial in 1 2; do
   [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
   wait $mp; st=$?
   pkill -9 -f "enumerate --mpi --pieces S1N2 --db $tmp/k.mdb" 2>/dev/null
-  if [ -z "$victim" ]; then
-    [ $st = 0 ] && ok "trial $trial: finished before the kill" || bad "trial $trial: the run, not killed, ended with exit $st"
-  elif [ $st = 0 ]; then ok "trial $trial: finished before the kill"
+  if [ $st = 0 ]; then ok "trial $trial: finished before the kill"
+  elif [ -z "$victim" ]; then bad "trial $trial: the run, not killed, ended with exit $st"
   elif [ $st = 124 ]; then bad "trial $trial: the run did not stop within 300 s of the kill"
   else ok "trial $trial: killed rank stopped the run (exit $st)"; fi
   timeout 300 $MPIRUN -np 2 "$T" enumerate --mpi --pieces S1N2 --db "$tmp/k.mdb" --threads 1 --resume >/dev/null 2>"$tmp/k.err" ||
